@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            build vnet.ko against Debian's linux-headers and the tools
+# make check      host unit tests, sparse, and the VM selftests
+# make demo       boot a VM, load the module and show paging at work
+# make setup      install the Debian packages all of this needs
+
+KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 | sed 's|.*/linux-headers-||')
+KDIR ?= /usr/src/linux-headers-$(KVER)
+PREFIX ?= /usr/local
+
+MODULE := vnet.ko
+LINUX_SRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+KSFT_DIR := build/ksft
+
+# Pieces of the kernel source we use as they are: the kselftest harness
+# and checkpatch.
+KSFT_FILES := tools/testing/selftests/kselftest_harness.h \
+	      tools/testing/selftests/kselftest.h
+CHECKPATCH_FILES := scripts/checkpatch.pl scripts/spelling.txt \
+		    scripts/const_structs.checkpatch
+
+.PHONY: all module tools selftests fwtests check demo setup clean sparse \
+	ksft-headers checkpatch
+
+all: module tools selftests fwtests
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+
+tools:
+	$(MAKE) -C tools/vnetctl
+
+selftests: ksft-headers
+	$(MAKE) -C selftests
+
+fwtests: ksft-headers
+	$(MAKE) -C firmware/test
+
+ksft-headers: $(KSFT_DIR)/kselftest_harness.h
+
+$(KSFT_DIR)/kselftest_harness.h:
+	@test -n "$(LINUX_SRC_TAR)" || { echo "no /usr/src/linux-source-*.tar.xz: run 'make setup'" >&2; exit 1; }
+	mkdir -p $(KSFT_DIR) build/kernel-src
+	tar -xJf $(LINUX_SRC_TAR) -C build/kernel-src --strip-components=1 \
+		$(addprefix $(notdir $(basename $(basename $(LINUX_SRC_TAR))))/,$(KSFT_FILES) $(CHECKPATCH_FILES))
+	cp $(addprefix build/kernel-src/,$(KSFT_FILES)) $(KSFT_DIR)/
+
+checkpatch: ksft-headers
+	perl build/kernel-src/scripts/checkpatch.pl --no-tree --strict --terse \
+		-f $$(git ls-files 'drivers/*.[ch]' 'firmware/*.[ch]' 'uapi/*.h')
+
+check: all
+	tools/testing/check
+
+demo: setup all
+	tools/vm/run -- tools/testing/demo
+
+setup:
+	tools/testing/setup
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C firmware/test clean
+	$(MAKE) -C tools/vnetctl clean
+	$(MAKE) -C selftests clean

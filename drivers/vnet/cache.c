@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The endpoint cache.  A NIC's frames cache endpoints the way page frames
+ * cache pages: an endpoint is loaded onto the card when its process touches
+ * its mapping or a message arrives for it, and a victim is evicted when no
+ * frame is free.
+ *
+ * Victims are chosen by a clock over the frames.  The firmware sets an
+ * endpoint's referenced bit whenever it moves a message from or into it (or
+ * holds one of its messages for a busy destination) and a load sets it too,
+ * so the hand passes over endpoints that were busy since its last sweep and
+ * evicts one that went quiet.  An endpoint with messages still in its send
+ * queues counts as busy as well: evicting it strands them until it comes
+ * back.  Pure FIFO would evict the oldest resident endpoint even if it is
+ * the one carrying all the traffic.
+ *
+ * When every resident endpoint is busy one of them goes all the same; if it
+ * leaves posted messages behind it is queued to fault straight back in,
+ * since nothing else would bring it back while its owner waits for replies.
+ *
+ * Every move runs in the context of whoever needs the frame, without
+ * nic->lock held: claim the frame and mark both endpoints moving under the
+ * lock, then unload the victim and load the new endpoint outside it.  Only
+ * threads touching one of those two endpoints wait.
+ */
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+
+#include "vnet.h"
+
+static bool vnet_ep_settled(struct vnet_ep *ep)
+{
+	enum vnet_ep_state state = READ_ONCE(ep->state);
+
+	return state == VNET_EP_RESIDENT || state == VNET_EP_NONRESIDENT;
+}
+
+static void vnet_cache_delay(struct vnet_nic *nic)
+{
+	u32 ms = READ_ONCE(nic->page_delay_ms);
+
+	if (ms)
+		msleep(ms);
+}
+
+/* Pick a resident endpoint to evict; called with nic->lock held. */
+static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
+{
+	struct vnet_ep *fallback = NULL;
+	u32 step;
+
+	for (step = 0; step < 2 * nic->nframes; step++) {
+		struct vnet_ep *ep = nic->frame_ep[nic->clock_hand];
+
+		nic->clock_hand = (nic->clock_hand + 1) % nic->nframes;
+		if (!ep || ep->state != VNET_EP_RESIDENT)
+			continue;
+		fallback = ep;
+		if (READ_ONCE(ep->fw.referenced)) {
+			WRITE_ONCE(ep->fw.referenced, false);
+			continue;
+		}
+		if (!vnet_fw_sends_pending(&ep->fw, vnet_frame_addr(nic, ep->frame)))
+			return ep;
+	}
+	return fallback;
+}
+
+/*
+ * Claim a frame for @ep: a free one, or one whose owner we start evicting.
+ * Called with nic->lock held; returns -1 when every frame is in motion.
+ */
+static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
+			    struct vnet_ep **victim)
+{
+	u32 f;
+
+	*victim = NULL;
+	for (f = 0; f < nic->nframes; f++) {
+		if (!nic->frame_ep[f]) {
+			nic->frame_ep[f] = ep;
+			return f;
+		}
+	}
+	*victim = vnet_cache_pick_victim(nic);
+	if (!*victim)
+		return -1;
+	f = (*victim)->frame;
+	(*victim)->state = VNET_EP_UNLOADING;
+	nic->resident--;
+	nic->frame_ep[f] = ep;
+	return f;
+}
+
+/* Take @ep out of frame @f so the firmware and user space no longer see it. */
+static void vnet_cache_detach(struct vnet_ep *ep, int f)
+{
+	struct vnet_nic *nic = ep->nic;
+
+	WRITE_ONCE(nic->fw_frame_owner[f], NULL);
+	WRITE_ONCE(ep->fw.frame, NULL);
+	vnet_nic_fence(nic);
+
+	down_write(&ep->map_sem);
+	unmap_mapping_range(ep->mapping, ep->frame_off, VNET_FRAME_SIZE, 1);
+	up_write(&ep->map_sem);
+}
+
+static void vnet_cache_unload(struct vnet_ep *victim, int f)
+{
+	struct vnet_nic *nic = victim->nic;
+
+	vnet_cache_detach(victim, f);
+	vnet_cache_delay(nic);
+	memcpy(victim->image, vnet_frame_addr(nic, f), VNET_FRAME_SIZE);
+	if (vnet_fw_sends_pending(&victim->fw, victim->image))
+		vnet_ep_queue_fault(victim);
+
+	spin_lock(&nic->lock);
+	victim->state = VNET_EP_NONRESIDENT;
+	victim->frame = -1;
+	victim->evictions++;
+	nic->evictions++;
+	spin_unlock(&nic->lock);
+	wake_up_all(&victim->state_wq);
+}
+
+static void vnet_cache_load(struct vnet_ep *ep, int f)
+{
+	struct vnet_nic *nic = ep->nic;
+	struct vnet_frame *frame = vnet_frame_addr(nic, f);
+
+	vnet_cache_delay(nic);
+	memcpy(frame, ep->image, VNET_FRAME_SIZE);
+	vnet_fw_frame_restore(&ep->fw, frame);
+	WRITE_ONCE(ep->fw.referenced, true);
+	/*
+	 * Publish the copied image before the firmware can find it, through
+	 * either the frame table or a lookup of the endpoint.
+	 */
+	smp_store_release(&ep->fw.frame, frame);
+	/* Pairs with the firmware's READ_ONCE() of the frame owner. */
+	smp_store_release(&nic->fw_frame_owner[f], &ep->fw);
+
+	spin_lock(&nic->lock);
+	ep->state = VNET_EP_RESIDENT;
+	nic->resident++;
+	nic->frame_gen++;
+	spin_unlock(&nic->lock);
+	wake_up_all(&ep->state_wq);
+	wake_up_all(&nic->frame_wq);
+	vnet_nic_doorbell(nic);
+}
+
+/*
+ * Make @ep resident, sleeping while it or a frame for it is in motion.
+ * Returns 0, -ENODEV for an endpoint being closed, or -EINTR when a fatal
+ * signal arrives while waiting.
+ */
+int vnet_ep_fault_in(struct vnet_ep *ep)
+{
+	struct vnet_nic *nic = ep->nic;
+	struct vnet_ep *victim;
+	u64 gen, start;
+	int f;
+
+	for (;;) {
+		spin_lock(&nic->lock);
+		if (ep->dead) {
+			spin_unlock(&nic->lock);
+			return -ENODEV;
+		}
+		if (ep->state == VNET_EP_RESIDENT) {
+			spin_unlock(&nic->lock);
+			return 0;
+		}
+		if (ep->state == VNET_EP_NONRESIDENT) {
+			f = vnet_cache_claim(nic, ep, &victim);
+			if (f >= 0)
+				break;
+			gen = nic->frame_gen;
+			spin_unlock(&nic->lock);
+			if (wait_event_killable(nic->frame_wq,
+						READ_ONCE(nic->frame_gen) != gen))
+				return -EINTR;
+			continue;
+		}
+		spin_unlock(&nic->lock);
+		if (wait_event_killable(ep->state_wq, vnet_ep_settled(ep)))
+			return -EINTR;
+	}
+	ep->state = VNET_EP_LOADING;
+	ep->frame = f;
+	spin_unlock(&nic->lock);
+
+	start = ktime_get_ns();
+	if (victim)
+		vnet_cache_unload(victim, f);
+	vnet_cache_load(ep, f);
+
+	spin_lock(&nic->lock);
+	ep->faults++;
+	nic->faults++;
+	nic->fault_ns += ktime_get_ns() - start;
+	spin_unlock(&nic->lock);
+	return 0;
+}
+
+/*
+ * Fault @ep in from a worker: for the firmware, when a message waits for a
+ * non-resident destination, and for an evicted endpoint that left posted
+ * messages behind.  The caller guarantees @ep is still referenced.
+ */
+void vnet_ep_queue_fault(struct vnet_ep *ep)
+{
+	kobject_get(&ep->kobj);
+	if (!queue_work(ep->nic->fault_wq, &ep->fault_work))
+		kobject_put(&ep->kobj);
+}
+
+void vnet_ep_fault_work(struct work_struct *work)
+{
+	struct vnet_ep *ep = container_of(work, struct vnet_ep, fault_work);
+
+	vnet_ep_fault_in(ep);
+	kobject_put(&ep->kobj);
+}
+
+/*
+ * Free @ep's frame for good.  ep->dead is set, so nobody loads it again;
+ * wait for a move in progress to settle, then drop the frame without
+ * copying it back.
+ */
+void vnet_ep_evict_for_close(struct vnet_ep *ep)
+{
+	struct vnet_nic *nic = ep->nic;
+	int f;
+
+	for (;;) {
+		wait_event(ep->state_wq, vnet_ep_settled(ep));
+		spin_lock(&nic->lock);
+		if (ep->state == VNET_EP_RESIDENT)
+			break;
+		if (ep->state == VNET_EP_NONRESIDENT) {
+			spin_unlock(&nic->lock);
+			return;
+		}
+		/* Picked as a victim meanwhile: let that eviction finish. */
+		spin_unlock(&nic->lock);
+	}
+	f = ep->frame;
+	ep->state = VNET_EP_UNLOADING;
+	nic->resident--;
+	spin_unlock(&nic->lock);
+
+	vnet_cache_detach(ep, f);
+
+	spin_lock(&nic->lock);
+	ep->state = VNET_EP_NONRESIDENT;
+	ep->frame = -1;
+	nic->frame_ep[f] = NULL;
+	nic->frame_gen++;
+	spin_unlock(&nic->lock);
+	wake_up_all(&nic->frame_wq);
+}
+
+/*
+ * The memory that holds @ep's queues right now, for a quick look under
+ * nic->lock: the card frame while it is in one, else the host image.
+ */
+void *vnet_ep_current_image(struct vnet_ep *ep)
+{
+	lockdep_assert_held(&ep->nic->lock);
+	if (ep->state == VNET_EP_RESIDENT || ep->state == VNET_EP_UNLOADING)
+		return vnet_frame_addr(ep->nic, ep->frame);
+	return ep->image;
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/vnet: one endpoint per open file.  EP_CREATE binds the file to a new
+ * endpoint; the frame and the staging area are then mapped at the offsets
+ * EP_CREATE returned.  The frame mapping is populated on fault, which is
+ * where a non-resident endpoint gets loaded onto its NIC.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pfn_t.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "vnet.h"
+
+static int vnet_open(struct inode *inode, struct file *file)
+{
+	file->private_data = NULL;
+	return 0;
+}
+
+static int vnet_release(struct inode *inode, struct file *file)
+{
+	struct vnet_ep *ep = file->private_data;
+
+	if (ep)
+		vnet_ep_destroy(ep);
+	return 0;
+}
+
+static bool vnet_ep_is_resident(struct vnet_ep *ep)
+{
+	return READ_ONCE(ep->state) == VNET_EP_RESIDENT;
+}
+
+/*
+ * Loading an endpoint can sleep for a while (waiting for a frame, flushing a
+ * victim).  As filemap does for a page, drop mmap_lock for that when the
+ * fault may be retried, so the owner's other threads can still mmap and
+ * munmap; the retried fault then finds the endpoint resident.
+ */
+static vm_fault_t vnet_frame_fault_unlocked(struct vm_fault *vmf,
+					    struct vnet_ep *ep)
+{
+	if (vmf->flags & FAULT_FLAG_RETRY_NOWAIT)
+		return VM_FAULT_RETRY;
+	kobject_get(&ep->kobj);
+	mmap_read_unlock(vmf->vma->vm_mm);
+	vnet_ep_fault_in(ep);
+	kobject_put(&ep->kobj);
+	return VM_FAULT_RETRY;
+}
+
+static vm_fault_t vnet_frame_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct vnet_ep *ep = vma->vm_private_data;
+	struct vnet_nic *nic = ep->nic;
+	unsigned long pgoff = vmf->pgoff - (ep->frame_off >> PAGE_SHIFT);
+
+	if (pgoff >= VNET_FRAME_SIZE >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	if (!vnet_ep_is_resident(ep) && fault_flag_allow_retry_first(vmf->flags))
+		return vnet_frame_fault_unlocked(vmf, ep);
+
+	for (;;) {
+		void *card = NULL;
+		vm_fault_t ret;
+		int err;
+
+		err = vnet_ep_fault_in(ep);
+		if (err == -EINTR)
+			return VM_FAULT_NOPAGE;	/* the fatal signal wins */
+		if (err)
+			return VM_FAULT_SIGBUS;
+
+		/* An eviction zaps under map_sem, after we install the pte. */
+		down_read(&ep->map_sem);
+		spin_lock(&nic->lock);
+		if (ep->state == VNET_EP_RESIDENT)
+			card = vnet_frame_addr(nic, ep->frame);
+		spin_unlock(&nic->lock);
+		if (card) {
+			struct page *page;
+
+			page = vmalloc_to_page(card + (pgoff << PAGE_SHIFT));
+			ret = vmf_insert_mixed(vma, vmf->address,
+					       page_to_pfn_t(page));
+			up_read(&ep->map_sem);
+			return ret;
+		}
+		up_read(&ep->map_sem);
+	}
+}
+
+static const struct vm_operations_struct vnet_frame_vm_ops = {
+	.fault = vnet_frame_fault,
+};
+
+static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct vnet_ep *ep = file->private_data;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+
+	if (!ep || !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	if (off == ep->frame_off && len == VNET_FRAME_SIZE) {
+		vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP;
+		vma->vm_ops = &vnet_frame_vm_ops;
+		vma->vm_private_data = ep;
+		return 0;
+	}
+	if (off == ep->staging_off && len == VNET_STAGING_SIZE)
+		return remap_vmalloc_range(vma, ep->staging, 0);
+	return -EINVAL;
+}
+
+static __poll_t vnet_poll(struct file *file, poll_table *wait)
+{
+	struct vnet_ep *ep = file->private_data;
+
+	if (!ep)
+		return EPOLLERR;
+	poll_wait(file, &ep->poll_wq, wait);
+	return vnet_ep_readable(ep) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static long vnet_ioctl_info(void __user *arg)
+{
+	struct vnet_info info = {
+		.abi_version = VNET_ABI_VERSION,
+		.frame_size = VNET_FRAME_SIZE,
+		.staging_size = VNET_STAGING_SIZE,
+		.queue_depth = VNET_QUEUE_DEPTH,
+		.max_slots = VNET_MAX_SLOTS,
+		.medium_max = VNET_MEDIUM_MAX,
+	};
+	struct vnet_nic *nic;
+
+	mutex_lock(&vnet_nics_lock);
+	list_for_each_entry(nic, &vnet_nics, node)
+		info.nr_nics++;
+	mutex_unlock(&vnet_nics_lock);
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long vnet_ioctl_nic_info(void __user *arg)
+{
+	struct vnet_nic_info info;
+	struct vnet_nic *nic;
+	u32 i = 0;
+	int err = -ENODEV;
+
+	if (copy_from_user(&info, arg, sizeof(info)))
+		return -EFAULT;
+
+	mutex_lock(&vnet_nics_lock);
+	list_for_each_entry(nic, &vnet_nics, node) {
+		if (i++ != info.index)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.index = i - 1;
+		info.nic_id = nic->id;
+		info.frames = nic->nframes;
+		info.resident = READ_ONCE(nic->resident);
+		info.endpoints = atomic_read(&nic->nr_eps);
+		strscpy(info.name, nic->name, sizeof(info.name));
+		err = 0;
+		break;
+	}
+	mutex_unlock(&vnet_nics_lock);
+	if (err)
+		return err;
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long vnet_ioctl_ep_create(struct file *file, void __user *arg)
+{
+	struct vnet_ep_create req;
+	struct vnet_nic *nic;
+	struct vnet_ep *ep;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.abi_version != VNET_ABI_VERSION)
+		return -EPROTO;
+	if (READ_ONCE(file->private_data))
+		return -EBUSY;
+
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_find(req.nic_id);
+	ep = nic ? vnet_ep_create(nic, file->f_mapping) : ERR_PTR(-ENODEV);
+	mutex_unlock(&vnet_nics_lock);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
+
+	req.name = ep->fw.name;
+	req.frame_offset = ep->frame_off;
+	req.staging_offset = ep->staging_off;
+	req.frame_size = VNET_FRAME_SIZE;
+	req.staging_size = VNET_STAGING_SIZE;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		vnet_ep_destroy(ep);
+		return -EFAULT;
+	}
+	/* Two racing creates on one file: the loser's endpoint goes away. */
+	if (cmpxchg(&file->private_data, NULL, ep)) {
+		vnet_ep_destroy(ep);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static long vnet_ioctl_ep_stat(struct vnet_ep *ep, void __user *arg)
+{
+	struct vnet_nic *nic = ep->nic;
+	struct vnet_ep_stat st = {};
+
+	spin_lock(&nic->lock);
+	st.state = ep->state;
+	st.frame = ep->frame;
+	st.faults = ep->faults;
+	st.evictions = ep->evictions;
+	spin_unlock(&nic->lock);
+
+	mutex_lock(&nic->fw_lock);
+	st.tag = ep->fw.tag;
+	st.sent = ep->fw.stats.sent;
+	st.received = ep->fw.stats.received;
+	st.returned = ep->fw.stats.returned;
+	st.rejected = ep->fw.stats.rejected;
+	mutex_unlock(&nic->fw_lock);
+
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
+			  void __user *arg)
+{
+	struct vnet_map map;
+	u64 tag;
+	u32 slot;
+
+	switch (cmd) {
+	case VNET_IOC_SET_TAG:
+		if (copy_from_user(&tag, arg, sizeof(tag)))
+			return -EFAULT;
+		return vnet_ep_set_tag(ep, tag);
+	case VNET_IOC_MAP:
+		if (copy_from_user(&map, arg, sizeof(map)))
+			return -EFAULT;
+		if (map.__pad)
+			return -EINVAL;
+		return vnet_ep_map(ep, map.slot, map.name, map.tag);
+	case VNET_IOC_UNMAP:
+		if (copy_from_user(&slot, arg, sizeof(slot)))
+			return -EFAULT;
+		return vnet_ep_unmap(ep, slot);
+	case VNET_IOC_KICK:
+		vnet_nic_doorbell(ep->nic);
+		return 0;
+	case VNET_IOC_EP_STAT:
+		return vnet_ioctl_ep_stat(ep, arg);
+	}
+	return -ENOTTY;
+}
+
+static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	struct vnet_ep *ep;
+
+	switch (cmd) {
+	case VNET_IOC_INFO:
+		return vnet_ioctl_info(uarg);
+	case VNET_IOC_NIC_INFO:
+		return vnet_ioctl_nic_info(uarg);
+	case VNET_IOC_EP_CREATE:
+		return vnet_ioctl_ep_create(file, uarg);
+	case VNET_IOC_SET_TAG:
+	case VNET_IOC_MAP:
+	case VNET_IOC_UNMAP:
+	case VNET_IOC_KICK:
+	case VNET_IOC_EP_STAT:
+		ep = READ_ONCE(file->private_data);
+		if (!ep)
+			return -EINVAL;	/* no EP_CREATE on this file yet */
+		return vnet_ioctl_ep(ep, cmd, uarg);
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations vnet_fops = {
+	.owner = THIS_MODULE,
+	.open = vnet_open,
+	.release = vnet_release,
+	.unlocked_ioctl = vnet_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = vnet_mmap,
+	.poll = vnet_poll,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice vnet_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "vnet",
+	.fops = &vnet_fops,
+	.mode = 0666,
+};
+
+int vnet_chardev_init(void)
+{
+	return misc_register(&vnet_misc);
+}
+
+void vnet_chardev_exit(void)
+{
+	misc_deregister(&vnet_misc);
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test and debugging knobs, as netdevsim has them: /sys/kernel/debug/vnet/
+ * vnetN/.  page_delay_ms stretches every load and unload so tests can catch
+ * an endpoint while it is moving; queues shows each endpoint's state and
+ * queue indices as user space and the firmware see them, all taken in one
+ * snapshot under nic->lock.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "vnet.h"
+
+static struct dentry *vnet_debugfs_root;
+
+static void vnet_debugfs_show_ep(struct seq_file *m, struct vnet_ep *ep)
+{
+	struct vnet_frame *frame = vnet_ep_current_image(ep);
+	int q;
+
+	seq_printf(m, "%u state %d frame %d flags %#x", ep->index, ep->state,
+		   ep->frame, READ_ONCE(frame->hdr.flags));
+	for (q = 0; q < VNET_NR_QUEUES; q++)
+		seq_printf(m, " q%d %u/%u", q, READ_ONCE(frame->prod[q].val),
+			   READ_ONCE(frame->cons[q].val));
+	seq_printf(m, " fw %u %u %u %u err %#x ref %d\n",
+		   ep->fw.send_cons[0], ep->fw.send_cons[1],
+		   ep->fw.recv_prod[0], ep->fw.recv_prod[1],
+		   ep->fw.queue_errors, READ_ONCE(ep->fw.referenced));
+}
+
+static int vnet_debugfs_queues_show(struct seq_file *m, void *unused)
+{
+	struct vnet_nic *nic = m->private;
+	struct vnet_ep *ep;
+	unsigned long index;
+
+	seq_printf(m, "held %d doorbell %d\n", READ_ONCE(nic->fw.held),
+		   READ_ONCE(nic->doorbell));
+	mutex_lock(&nic->fw_lock);
+	spin_lock(&nic->lock);
+	xa_for_each(&nic->eps, index, ep)
+		vnet_debugfs_show_ep(m, ep);
+	spin_unlock(&nic->lock);
+	mutex_unlock(&nic->fw_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vnet_debugfs_queues);
+
+void vnet_debugfs_add_nic(struct vnet_nic *nic)
+{
+	nic->debugfs = debugfs_create_dir(nic->name, vnet_debugfs_root);
+	debugfs_create_u32("page_delay_ms", 0600, nic->debugfs,
+			   &nic->page_delay_ms);
+	debugfs_create_file("queues", 0400, nic->debugfs, nic,
+			    &vnet_debugfs_queues_fops);
+}
+
+void vnet_debugfs_del_nic(struct vnet_nic *nic)
+{
+	debugfs_remove_recursive(nic->debugfs);
+}
+
+void vnet_debugfs_init(void)
+{
+	vnet_debugfs_root = debugfs_create_dir("vnet", NULL);
+}
+
+void vnet_debugfs_exit(void)
+{
+	debugfs_remove_recursive(vnet_debugfs_root);
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoint lifetime and the state user space sets through ioctls: the tag
+ * and the translation table.  Residency lives in cache.c.
+ */
+#include <linux/idr.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "vnet.h"
+
+static DEFINE_IDA(vnet_ep_uids);
+
+/* Offsets stay below 2^52 bytes so 32-bit processes can map them too. */
+#define VNET_MAX_UID		((1u << 20) - 1)
+
+void vnet_ep_release(struct kobject *kobj)
+{
+	struct vnet_ep *ep = container_of(kobj, struct vnet_ep, kobj);
+
+	atomic_dec(&ep->nic->nr_eps);
+	ida_free(&vnet_ep_uids, ep->uid);
+	vfree(ep->staging);
+	kvfree(ep->image);
+	kvfree(ep);
+}
+
+struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
+			       struct address_space *mapping)
+{
+	struct vnet_name name;
+	struct vnet_ep *ep;
+	u32 index;
+	int err;
+
+	if (atomic_inc_return(&nic->nr_eps) > vnet_max_endpoints) {
+		atomic_dec(&nic->nr_eps);
+		return ERR_PTR(-ENOSPC);
+	}
+
+	err = -ENOMEM;
+	ep = kvzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		goto err_count;
+	ep->nic = nic;
+	ep->mapping = mapping;
+	err = ida_alloc_max(&vnet_ep_uids, VNET_MAX_UID, GFP_KERNEL);
+	if (err < 0)
+		goto err_ep;
+	ep->uid = err;
+
+	err = -ENOMEM;
+	ep->image = kvzalloc(VNET_FRAME_SIZE, GFP_KERNEL);
+	ep->staging = vmalloc_user(VNET_STAGING_SIZE);
+	if (!ep->image || !ep->staging)
+		goto err_mem;
+
+	/* Reserve the index; lookups see NULL until the endpoint is ready. */
+	err = xa_alloc(&nic->eps, &index, NULL, XA_LIMIT(0, INT_MAX),
+		       GFP_KERNEL);
+	if (err)
+		goto err_mem;
+
+	ep->index = index;
+	ep->frame_off = (u64)ep->uid * VNET_MMAP_STRIDE;
+	ep->staging_off = ep->frame_off + VNET_MMAP_STAGING;
+	ep->pid = task_tgid_nr(current);
+	ep->state = VNET_EP_NONRESIDENT;
+	ep->frame = -1;
+	init_waitqueue_head(&ep->state_wq);
+	init_waitqueue_head(&ep->poll_wq);
+	init_rwsem(&ep->map_sem);
+	INIT_WORK(&ep->fault_work, vnet_ep_fault_work);
+
+	name.nic = nic->id;
+	name.ep = index;
+	vnet_fw_ep_init(&ep->fw, name, ep->staging);
+	vnet_fw_frame_init(&ep->fw, ep->image);
+
+	kobject_init(&ep->kobj, &vnet_ep_ktype);
+	err = vnet_sysfs_add_ep(ep);
+	if (err) {
+		xa_erase(&nic->eps, index);
+		/* The release callback frees the rest. */
+		kobject_put(&ep->kobj);
+		return ERR_PTR(err);
+	}
+	xa_store(&nic->eps, index, ep, GFP_KERNEL);
+	return ep;
+
+err_mem:
+	vfree(ep->staging);
+	kvfree(ep->image);
+	ida_free(&vnet_ep_uids, ep->uid);
+err_ep:
+	kvfree(ep);
+err_count:
+	atomic_dec(&nic->nr_eps);
+	return ERR_PTR(err);
+}
+
+/*
+ * The owner closed the endpoint (the last mapping is gone with it).  Hide it
+ * from the firmware's lookups, take it off the card, and drop the file's
+ * reference; sysfs readers and queued fault work may hold it a little longer.
+ */
+void vnet_ep_destroy(struct vnet_ep *ep)
+{
+	struct vnet_nic *nic = ep->nic;
+
+	spin_lock(&nic->lock);
+	ep->dead = true;
+	spin_unlock(&nic->lock);
+
+	xa_erase(&nic->eps, ep->index);
+	vnet_nic_fence(nic);
+	vnet_ep_evict_for_close(ep);
+	if (cancel_work_sync(&ep->fault_work))
+		kobject_put(&ep->kobj);
+
+	kobject_del(&ep->kobj);
+	kobject_put(&ep->kobj);
+}
+
+int vnet_ep_set_tag(struct vnet_ep *ep, u64 tag)
+{
+	mutex_lock(&ep->nic->fw_lock);
+	ep->fw.tag = tag;
+	mutex_unlock(&ep->nic->fw_lock);
+	return 0;
+}
+
+int vnet_ep_map(struct vnet_ep *ep, u32 slot, struct vnet_name name, u64 tag)
+{
+	struct vnet_fw_translation *t;
+
+	if (slot >= VNET_MAX_SLOTS || name.nic > VNET_MAX_NIC_ID)
+		return -EINVAL;
+	mutex_lock(&ep->nic->fw_lock);
+	t = &ep->fw.xlate[slot];
+	t->name = name;
+	t->tag = tag;
+	t->valid = true;
+	mutex_unlock(&ep->nic->fw_lock);
+	return 0;
+}
+
+int vnet_ep_unmap(struct vnet_ep *ep, u32 slot)
+{
+	int err = 0;
+
+	if (slot >= VNET_MAX_SLOTS)
+		return -EINVAL;
+	mutex_lock(&ep->nic->fw_lock);
+	if (ep->fw.xlate[slot].valid)
+		ep->fw.xlate[slot].valid = false;
+	else
+		err = -ENOENT;
+	mutex_unlock(&ep->nic->fw_lock);
+	return err;
+}
+
+/* Does a receive queue hold a message?  For poll(). */
+bool vnet_ep_readable(struct vnet_ep *ep)
+{
+	struct vnet_nic *nic = ep->nic;
+	bool readable;
+
+	spin_lock(&nic->lock);
+	readable = vnet_fw_recv_pending(vnet_ep_current_image(ep));
+	spin_unlock(&nic->lock);
+	return readable;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vnet: virtual networks for Active Messages.
+ *
+ * Processes create endpoints on /dev/vnet, map them and exchange messages
+ * through queues in the mapping with no system call on the common path.  A
+ * NIC's few endpoint frames cache the endpoints, which are paged on and off
+ * the card on demand.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "vnet.h"
+
+unsigned int vnet_frames = 8;
+module_param_named(frames, vnet_frames, uint, 0444);
+MODULE_PARM_DESC(frames, "Endpoint frames of card memory per NIC (2-64, default 8)");
+
+unsigned int vnet_max_endpoints = 1024;
+module_param_named(max_endpoints, vnet_max_endpoints, uint, 0644);
+MODULE_PARM_DESC(max_endpoints, "Endpoints per NIC (default 1024)");
+
+unsigned int vnet_poll_us = 50;
+module_param_named(poll_us, vnet_poll_us, uint, 0644);
+MODULE_PARM_DESC(poll_us, "Microseconds the firmware keeps polling after its queues run dry (default 50)");
+
+unsigned int vnet_sched_k = 8;
+module_param_named(sched_k, vnet_sched_k, uint, 0444);
+MODULE_PARM_DESC(sched_k, "The firmware makes 2^k send attempts per endpoint visit (0-12, default 8)");
+
+static int __init vnet_init(void)
+{
+	struct vnet_nic *nic;
+	int err;
+
+	/* Delivery needs sender and receiver on the card at once. */
+	if (vnet_frames < 2 || vnet_frames > VNET_MAX_FRAMES) {
+		pr_err("vnet: frames=%u out of range 2-%u\n", vnet_frames,
+		       VNET_MAX_FRAMES);
+		return -EINVAL;
+	}
+	if (vnet_sched_k > 12) {
+		pr_err("vnet: sched_k=%u out of range 0-12\n", vnet_sched_k);
+		return -EINVAL;
+	}
+
+	err = vnet_sysfs_init();
+	if (err)
+		return err;
+	vnet_debugfs_init();
+
+	/* vnet0 is the loopback card: it delivers between its own endpoints. */
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_create(0, vnet_frames);
+	mutex_unlock(&vnet_nics_lock);
+	if (IS_ERR(nic)) {
+		err = PTR_ERR(nic);
+		goto err_debugfs;
+	}
+
+	err = vnet_chardev_init();
+	if (err)
+		goto err_nics;
+	return 0;
+
+err_nics:
+	mutex_lock(&vnet_nics_lock);
+	vnet_nic_destroy(nic);
+	mutex_unlock(&vnet_nics_lock);
+err_debugfs:
+	vnet_debugfs_exit();
+	vnet_sysfs_exit();
+	return err;
+}
+
+static void __exit vnet_exit(void)
+{
+	struct vnet_nic *nic, *tmp;
+
+	vnet_chardev_exit();
+	mutex_lock(&vnet_nics_lock);
+	list_for_each_entry_safe(nic, tmp, &vnet_nics, node)
+		vnet_nic_destroy(nic);
+	mutex_unlock(&vnet_nics_lock);
+	vnet_debugfs_exit();
+	vnet_sysfs_exit();
+}
+
+module_init(vnet_init);
+module_exit(vnet_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Virtual networks for Active Messages");

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/class/vnet/vnetN/: the NIC's frames and paging counters, and one
+ * directory per endpoint under endpoints/ with its residency and traffic.
+ * Counters are plain u64 fields; each attribute names its field by offset.
+ */
+#include <linux/device.h>
+#include <linux/kdev_t.h>
+#include <linux/kobject.h>
+#include <linux/stddef.h>
+#include <linux/sysfs.h>
+
+#include "vnet.h"
+
+static struct class *vnet_class;
+
+static const char * const vnet_ep_state_names[] = {
+	[VNET_EP_NONRESIDENT] = "nonresident",
+	[VNET_EP_LOADING] = "loading",
+	[VNET_EP_RESIDENT] = "resident",
+	[VNET_EP_UNLOADING] = "unloading",
+};
+
+static ssize_t nic_id_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", nic->id);
+}
+static DEVICE_ATTR_RO(nic_id);
+
+static ssize_t frames_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", nic->nframes);
+}
+static DEVICE_ATTR_RO(frames);
+
+static ssize_t nr_endpoints_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", atomic_read(&nic->nr_eps));
+}
+static DEVICE_ATTR_RO(nr_endpoints);
+
+static ssize_t resident_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(nic->resident));
+}
+static DEVICE_ATTR_RO(resident);
+
+/* A u64 paging counter of struct vnet_nic, read under nic->lock. */
+static ssize_t vnet_nic_counter_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute,
+						    attr);
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+	size_t offset = (uintptr_t)ea->var;
+	u64 val;
+
+	spin_lock(&nic->lock);
+	val = *(u64 *)((u8 *)nic + offset);
+	spin_unlock(&nic->lock);
+	return sysfs_emit(buf, "%llu\n", val);
+}
+
+static struct dev_ext_attribute dev_attr_faults = {
+	__ATTR(faults, 0444, vnet_nic_counter_show, NULL),
+	(void *)offsetof(struct vnet_nic, faults)
+};
+
+static struct dev_ext_attribute dev_attr_evictions = {
+	__ATTR(evictions, 0444, vnet_nic_counter_show, NULL),
+	(void *)offsetof(struct vnet_nic, evictions)
+};
+
+static struct dev_ext_attribute dev_attr_fault_ns = {
+	__ATTR(fault_ns, 0444, vnet_nic_counter_show, NULL),
+	(void *)offsetof(struct vnet_nic, fault_ns)
+};
+
+static struct attribute *vnet_nic_attrs[] = {
+	&dev_attr_nic_id.attr,
+	&dev_attr_frames.attr,
+	&dev_attr_nr_endpoints.attr,
+	&dev_attr_resident.attr,
+	&dev_attr_faults.attr.attr,
+	&dev_attr_evictions.attr.attr,
+	&dev_attr_fault_ns.attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(vnet_nic);
+
+#define to_vnet_ep(k) container_of(k, struct vnet_ep, kobj)
+
+static ssize_t ep_state_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	struct vnet_ep *ep = to_vnet_ep(kobj);
+	enum vnet_ep_state state;
+
+	spin_lock(&ep->nic->lock);
+	state = ep->state;
+	spin_unlock(&ep->nic->lock);
+	return sysfs_emit(buf, "%s\n", vnet_ep_state_names[state]);
+}
+
+static ssize_t ep_frame_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	struct vnet_ep *ep = to_vnet_ep(kobj);
+	int frame;
+
+	spin_lock(&ep->nic->lock);
+	frame = ep->frame;
+	spin_unlock(&ep->nic->lock);
+	return sysfs_emit(buf, "%d\n", frame);
+}
+
+static ssize_t ep_pid_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_vnet_ep(kobj)->pid);
+}
+
+static ssize_t ep_tag_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "0x%016llx\n",
+			  READ_ONCE(to_vnet_ep(kobj)->fw.tag));
+}
+
+static struct kobj_attribute vnet_ep_attr_state =
+	__ATTR(state, 0444, ep_state_show, NULL);
+static struct kobj_attribute vnet_ep_attr_frame =
+	__ATTR(frame, 0444, ep_frame_show, NULL);
+static struct kobj_attribute vnet_ep_attr_pid =
+	__ATTR(pid, 0444, ep_pid_show, NULL);
+static struct kobj_attribute vnet_ep_attr_tag =
+	__ATTR(tag, 0444, ep_tag_show, NULL);
+
+/*
+ * A u64 counter of struct vnet_ep.  Paging counters change under nic->lock,
+ * firmware counters under the firmware lock; a torn-free snapshot of either
+ * is all sysfs promises.
+ */
+struct vnet_ep_counter {
+	struct kobj_attribute attr;
+	size_t offset;
+};
+
+static ssize_t ep_counter_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	struct vnet_ep_counter *c = container_of(attr, struct vnet_ep_counter,
+						 attr);
+	const u64 *val = (const u64 *)((u8 *)to_vnet_ep(kobj) + c->offset);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*val));
+}
+
+#define VNET_EP_COUNTER(_name, _field)					\
+	{ __ATTR(_name, 0444, ep_counter_show, NULL),			\
+	  offsetof(struct vnet_ep, _field) }
+
+static struct vnet_ep_counter vnet_ep_counters[] = {
+	VNET_EP_COUNTER(faults, faults),
+	VNET_EP_COUNTER(evictions, evictions),
+	VNET_EP_COUNTER(sent, fw.stats.sent),
+	VNET_EP_COUNTER(received, fw.stats.received),
+	VNET_EP_COUNTER(returned, fw.stats.returned),
+	VNET_EP_COUNTER(rejected, fw.stats.rejected),
+};
+
+static struct attribute *vnet_ep_attrs[] = {
+	&vnet_ep_attr_state.attr,
+	&vnet_ep_attr_frame.attr,
+	&vnet_ep_attr_pid.attr,
+	&vnet_ep_attr_tag.attr,
+	&vnet_ep_counters[0].attr.attr,
+	&vnet_ep_counters[1].attr.attr,
+	&vnet_ep_counters[2].attr.attr,
+	&vnet_ep_counters[3].attr.attr,
+	&vnet_ep_counters[4].attr.attr,
+	&vnet_ep_counters[5].attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(vnet_ep);
+
+const struct kobj_type vnet_ep_ktype = {
+	.release = vnet_ep_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = vnet_ep_groups,
+};
+
+int vnet_sysfs_add_ep(struct vnet_ep *ep)
+{
+	return kobject_add(&ep->kobj, ep->nic->eps_kobj, "%u", ep->index);
+}
+
+int vnet_sysfs_add_nic(struct vnet_nic *nic)
+{
+	nic->dev = device_create_with_groups(vnet_class, NULL, MKDEV(0, 0), nic,
+					     vnet_nic_groups, "%s", nic->name);
+	if (IS_ERR(nic->dev))
+		return PTR_ERR(nic->dev);
+	/* kobject_create_and_add() can only fail for want of memory here. */
+	nic->eps_kobj = kobject_create_and_add("endpoints", &nic->dev->kobj);
+	if (!nic->eps_kobj) {
+		device_unregister(nic->dev);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void vnet_sysfs_del_nic(struct vnet_nic *nic)
+{
+	kobject_put(nic->eps_kobj);
+	device_unregister(nic->dev);
+}
+
+int vnet_sysfs_init(void)
+{
+	vnet_class = class_create(THIS_MODULE, "vnet");
+	return PTR_ERR_OR_ZERO(vnet_class);
+}
+
+void vnet_sysfs_exit(void)
+{
+	class_destroy(vnet_class);
+}

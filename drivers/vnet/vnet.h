@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _VNET_H
+#define _VNET_H
+
+#include <linux/bits.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "vnet_fw.h"
+
+#define VNET_MAX_FRAMES		64
+
+/*
+ * mmap offsets are unique across the device so unmap_mapping_range() on the
+ * shared inode mapping zaps exactly one endpoint's frame.
+ */
+#define VNET_MMAP_STRIDE	(2ULL << 20)
+#define VNET_MMAP_STAGING	BIT_ULL(20)
+
+extern unsigned int vnet_frames;
+extern unsigned int vnet_max_endpoints;
+extern unsigned int vnet_poll_us;
+extern unsigned int vnet_sched_k;
+
+/*
+ * One NIC: card memory cut into frames, the firmware thread that serves the
+ * resident endpoints, and the endpoints created on it.
+ */
+struct vnet_nic {
+	struct list_head node;		/* vnet_nics, under vnet_nics_lock */
+	struct device *dev;
+	char name[16];
+	u32 id;
+
+	u32 nframes;
+	void *card_mem;			/* nframes * VNET_FRAME_SIZE */
+
+	/*
+	 * @lock protects the residency state of every endpoint on this NIC
+	 * (vnet_ep.state, .frame), the frame table, the clock hand and the
+	 * paging counters.  Never held across a copy, a zap or a sleep.
+	 */
+	spinlock_t lock;
+	struct vnet_ep *frame_ep[VNET_MAX_FRAMES];	/* owner, incl. moving */
+	u32 clock_hand;
+	u32 resident;
+	u64 faults;
+	u64 evictions;
+	u64 fault_ns;			/* time spent moving endpoints in */
+	u64 frame_gen;			/* bumped when a frame may be claimable */
+	wait_queue_head_t frame_wq;
+
+	struct xarray eps;		/* index -> vnet_ep, xa_lock */
+	atomic_t nr_eps;
+
+	/*
+	 * @fw_lock is held by the firmware thread for each round.  The host
+	 * takes it (vnet_nic_fence()) after hiding an endpoint from the
+	 * firmware, to know the firmware no longer touches it.  Endpoint
+	 * translations and tags change under it too.
+	 */
+	struct mutex fw_lock;
+	struct vnet_fw_ep *fw_frame_owner[VNET_MAX_FRAMES];
+	struct vnet_fw_nic fw;
+	struct task_struct *fw_thread;
+	wait_queue_head_t fw_wq;
+	bool doorbell;
+
+	struct workqueue_struct *fault_wq;
+	struct kobject *eps_kobj;
+	struct dentry *debugfs;
+	u32 page_delay_ms;		/* debugfs: slow paging for tests */
+};
+
+/*
+ * An endpoint.  Its kobject (under /sys/class/vnet/vnetN/endpoints/) holds
+ * the lifetime: the open file, queued fault work and sysfs readers each hold
+ * a reference.
+ */
+struct vnet_ep {
+	struct kobject kobj;
+	struct vnet_nic *nic;
+	u32 index;
+	u32 uid;			/* device-wide, picks the mmap offsets */
+	u64 frame_off;
+	u64 staging_off;
+	pid_t pid;
+
+	enum vnet_ep_state state;	/* nic->lock */
+	int frame;			/* nic->lock; -1 unless in a frame */
+	bool dead;			/* nic->lock; closing, never faults again */
+	u64 faults;			/* nic->lock */
+	u64 evictions;			/* nic->lock */
+	wait_queue_head_t state_wq;
+
+	void *image;			/* host copy of the frame */
+	void *staging;			/* VNET_STAGING_SIZE, vmalloc_user */
+	struct address_space *mapping;
+	/* Read around installing a frame pte, written around zapping them. */
+	struct rw_semaphore map_sem;
+
+	wait_queue_head_t poll_wq;
+	struct work_struct fault_work;
+
+	struct vnet_fw_ep fw;		/* translations and tag: nic->fw_lock */
+};
+
+static inline void *vnet_frame_addr(struct vnet_nic *nic, int frame)
+{
+	return nic->card_mem + (size_t)frame * VNET_FRAME_SIZE;
+}
+
+/* nic.c */
+extern struct list_head vnet_nics;
+extern struct mutex vnet_nics_lock;
+struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes);
+void vnet_nic_destroy(struct vnet_nic *nic);
+struct vnet_nic *vnet_nic_find(u32 id);
+void vnet_nic_doorbell(struct vnet_nic *nic);
+void vnet_nic_fence(struct vnet_nic *nic);
+
+/* cache.c */
+int vnet_ep_fault_in(struct vnet_ep *ep);
+void vnet_ep_evict_for_close(struct vnet_ep *ep);
+void vnet_ep_queue_fault(struct vnet_ep *ep);
+void vnet_ep_fault_work(struct work_struct *work);
+void *vnet_ep_current_image(struct vnet_ep *ep);
+
+/* endpoint.c */
+struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
+			       struct address_space *mapping);
+void vnet_ep_destroy(struct vnet_ep *ep);
+int vnet_ep_set_tag(struct vnet_ep *ep, u64 tag);
+int vnet_ep_map(struct vnet_ep *ep, u32 slot, struct vnet_name name, u64 tag);
+int vnet_ep_unmap(struct vnet_ep *ep, u32 slot);
+bool vnet_ep_readable(struct vnet_ep *ep);
+
+/* chardev.c */
+int vnet_chardev_init(void);
+void vnet_chardev_exit(void);
+
+/* sysfs.c */
+int vnet_sysfs_init(void);
+void vnet_sysfs_exit(void);
+int vnet_sysfs_add_nic(struct vnet_nic *nic);
+void vnet_sysfs_del_nic(struct vnet_nic *nic);
+int vnet_sysfs_add_ep(struct vnet_ep *ep);
+extern const struct kobj_type vnet_ep_ktype;
+void vnet_ep_release(struct kobject *kobj);
+
+/* debugfs.c */
+void vnet_debugfs_init(void);
+void vnet_debugfs_exit(void);
+void vnet_debugfs_add_nic(struct vnet_nic *nic);
+void vnet_debugfs_del_nic(struct vnet_nic *nic);
+
+#endif /* _VNET_H */

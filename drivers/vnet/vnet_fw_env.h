@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The firmware's view of its environment when it runs inside vnet.ko: the
+ * kernel's types, string functions and memory-ordering primitives.  The
+ * host-side tests provide their own file of this name.
+ */
+#ifndef _VNET_FW_ENV_H
+#define _VNET_FW_ENV_H
+
+#include <linux/kernel.h>
+#include <linux/types.h>
+#include <linux/string.h>
+#include <asm/barrier.h>
+#include <linux/compiler.h>
+
+#define fw_memcpy(d, s, n)		memcpy(d, s, n)
+#define fw_memset(d, c, n)		memset(d, c, n)
+#define fw_read_once(x)			READ_ONCE(x)
+#define fw_write_once(x, v)		WRITE_ONCE(x, v)
+/* Queue indices shared with user space: acquire what it published. */
+#define fw_load_acquire(p)		smp_load_acquire(p)
+/* ... and release what the firmware wrote before moving an index. */
+#define fw_store_release(p, v)		smp_store_release(p, v)
+/* Between raising NEED_WAKEUP and the last look at the send queues. */
+#define fw_smp_mb()			smp_mb()
+
+#endif /* _VNET_FW_ENV_H */

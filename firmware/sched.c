@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoint scheduling: weighted round-robin over the resident endpoints, as
+ * in the Berkeley NOW firmware.  Endpoints with nothing to send are skipped;
+ * an endpoint with work gets up to nic->burst send attempts per visit and the
+ * firmware loiters on it for the rest of them, because a process that just
+ * sent tends to send again.  Each round starts one frame further on, so no
+ * frame is always served first.
+ */
+#include "fw_deliver.h"
+#include "fw_queue.h"
+
+static const unsigned int vnet_fw_send_order[] = {
+	VNET_Q_REP_SEND,	/* replies first: they never wait for credits */
+	VNET_Q_REQ_SEND,
+};
+
+static bool vnet_fw_has_sends(struct vnet_fw_ep *ep, struct vnet_frame *frame)
+{
+	return vnet_fw_send_pending(ep, frame, VNET_Q_REP_SEND) > 0 ||
+	       vnet_fw_send_pending(ep, frame, VNET_Q_REQ_SEND) > 0;
+}
+
+static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
+			 struct vnet_frame *frame, bool *held)
+{
+	bool blocked[2] = { false, false };
+	u32 attempt, moved = 0;
+
+	for (attempt = 0; attempt < nic->burst; attempt++) {
+		bool progress = false;
+		unsigned int i;
+
+		for (i = 0; i < 2 && !progress; i++) {
+			unsigned int q = vnet_fw_send_order[i];
+
+			if (blocked[q] || vnet_fw_send_pending(ep, frame, q) <= 0)
+				continue;
+			if (vnet_fw_send_head(nic, ep, frame, q) == VNET_FW_HOLD) {
+				blocked[q] = true;
+				*held = true;
+				continue;
+			}
+			progress = true;
+			moved++;
+		}
+		/* Loitering past a held message would only spin on it. */
+		if (!progress && (blocked[0] || blocked[1]))
+			break;
+	}
+	return moved;
+}
+
+struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic)
+{
+	struct vnet_fw_round round = { 0, false };
+	u32 i;
+
+	for (i = 0; i < nic->nframes; i++) {
+		u32 f = (nic->rr_next + i) % nic->nframes;
+		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
+		struct vnet_frame *frame;
+
+		if (!ep)
+			continue;
+		frame = fw_read_once(ep->frame);
+		if (!frame || !vnet_fw_has_sends(ep, frame))
+			continue;
+		round.messages += vnet_fw_visit(nic, ep, frame, &round.held);
+	}
+	nic->rr_next = (nic->rr_next + 1) % nic->nframes;
+	nic->held = round.held;
+	return round;
+}
+
+static void vnet_fw_set_need_wakeup(struct vnet_fw_nic *nic, bool on)
+{
+	u32 f;
+
+	for (f = 0; f < nic->nframes; f++) {
+		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
+		struct vnet_frame *frame;
+
+		if (!ep)
+			continue;
+		frame = fw_read_once(ep->frame);
+		if (frame)
+			fw_write_once(frame->hdr.flags,
+				      on ? VNET_FRAME_NEED_WAKEUP : 0);
+	}
+}
+
+/*
+ * Before the firmware sleeps it raises NEED_WAKEUP in every resident frame,
+ * then looks once more for work.  A user that posts a message, issues a full
+ * barrier and then reads the flag either sees it (and rings the doorbell) or
+ * posted early enough for this second look to find the message.
+ *
+ * Returns true when there is work after all; the caller must not sleep.
+ */
+bool vnet_fw_arm_wakeup(struct vnet_fw_nic *nic)
+{
+	u32 f;
+
+	vnet_fw_set_need_wakeup(nic, true);
+	fw_smp_mb();
+	for (f = 0; f < nic->nframes; f++) {
+		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
+		struct vnet_frame *frame;
+
+		if (!ep)
+			continue;
+		frame = fw_read_once(ep->frame);
+		if (frame && vnet_fw_has_sends(ep, frame)) {
+			vnet_fw_disarm_wakeup(nic);
+			return true;
+		}
+	}
+	return false;
+}
+
+void vnet_fw_disarm_wakeup(struct vnet_fw_nic *nic)
+{
+	vnet_fw_set_need_wakeup(nic, false);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+
+#include "sim.h"
+
+static struct vnet_fw_ep *sim_lookup(void *ctx, u32 index)
+{
+	struct sim_nic *sim = ctx;
+
+	if (index >= sim->nr_eps || !sim->ep[index].exists)
+		return NULL;
+	return &sim->ep[index].fw;
+}
+
+static void sim_request_fault(void *ctx, struct vnet_fw_ep *fw)
+{
+	struct sim_nic *sim = ctx;
+
+	sim->faults_requested[fw->name.ep]++;
+}
+
+static void sim_notify_recv(void *ctx, struct vnet_fw_ep *fw)
+{
+	struct sim_nic *sim = ctx;
+
+	(void)fw;
+	sim->notifications++;
+}
+
+static const struct vnet_fw_ops sim_ops = {
+	.lookup = sim_lookup,
+	.request_fault = sim_request_fault,
+	.notify_recv = sim_notify_recv,
+};
+
+void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst)
+{
+	u32 i;
+
+	memset(sim, 0, sizeof(*sim));
+	sim->nr_eps = nr_eps;
+	sim->fw.ops = &sim_ops;
+	sim->fw.ctx = sim;
+	sim->fw.nic_id = nic_id;
+	sim->fw.nframes = nr_eps;
+	sim->fw.frame_owner = sim->owner;
+	sim->fw.burst = burst;
+	for (i = 0; i < nr_eps; i++) {
+		struct sim_ep *ep = &sim->ep[i];
+		struct vnet_name name = { nic_id, i };
+
+		ep->frame = aligned_alloc(64, VNET_FRAME_SIZE);
+		ep->staging = calloc(1, VNET_STAGING_SIZE);
+		vnet_fw_ep_init(&ep->fw, name, ep->staging);
+		vnet_fw_frame_init(&ep->fw, ep->frame);
+		ep->exists = true;
+	}
+}
+
+void sim_fini(struct sim_nic *sim)
+{
+	u32 i;
+
+	for (i = 0; i < sim->nr_eps; i++) {
+		free(sim->ep[i].frame);
+		free(sim->ep[i].staging);
+	}
+}
+
+/* Frame i belongs to endpoint i in the simulation: enough for the firmware. */
+void sim_load(struct sim_nic *sim, u32 i)
+{
+	vnet_fw_frame_restore(&sim->ep[i].fw, sim->ep[i].frame);
+	sim->ep[i].fw.frame = sim->ep[i].frame;
+	sim->owner[i] = &sim->ep[i].fw;
+}
+
+void sim_unload(struct sim_nic *sim, u32 i)
+{
+	sim->owner[i] = NULL;
+	sim->ep[i].fw.frame = NULL;
+}
+
+void sim_map(struct sim_nic *sim, u32 i, u32 slot, u32 dest_nic, u32 dest_ep,
+	     u64 tag)
+{
+	struct vnet_fw_translation *t = &sim->ep[i].fw.xlate[slot];
+
+	t->name.nic = dest_nic;
+	t->name.ep = dest_ep;
+	t->tag = tag;
+	t->valid = true;
+}
+
+int sim_post(struct sim_nic *sim, u32 i, unsigned int q,
+	     const struct vnet_desc *d, const void *payload)
+{
+	struct sim_ep *ep = &sim->ep[i];
+	u32 prod = ep->send_prod[q];
+	u32 idx = prod & (VNET_QUEUE_DEPTH - 1);
+
+	if (prod - ep->frame->cons[q].val >= VNET_QUEUE_DEPTH)
+		return -1;
+	if (payload && d->len)
+		memcpy(ep->staging + VNET_STAGING_SLOT(q, idx), payload,
+		       d->len);
+	ep->frame->queue[q][idx] = *d;
+	ep->send_prod[q] = prod + 1;
+	fw_store_release(&ep->frame->prod[q].val, prod + 1);
+	return 0;
+}
+
+const struct vnet_desc *sim_peek(struct sim_nic *sim, u32 i, unsigned int q)
+{
+	struct sim_ep *ep = &sim->ep[i];
+	u32 cons = ep->recv_cons[q - VNET_Q_REQ_RECV];
+
+	if (fw_load_acquire(&ep->frame->prod[q].val) == cons)
+		return NULL;
+	return &ep->frame->queue[q][cons & (VNET_QUEUE_DEPTH - 1)];
+}
+
+const void *sim_payload(struct sim_nic *sim, u32 i, unsigned int q)
+{
+	struct sim_ep *ep = &sim->ep[i];
+	u32 cons = ep->recv_cons[q - VNET_Q_REQ_RECV];
+
+	return ep->staging + VNET_STAGING_SLOT(q, cons & (VNET_QUEUE_DEPTH - 1));
+}
+
+void sim_consume(struct sim_nic *sim, u32 i, unsigned int q)
+{
+	struct sim_ep *ep = &sim->ep[i];
+	u32 *cons = &ep->recv_cons[q - VNET_Q_REQ_RECV];
+
+	fw_store_release(&ep->frame->cons[q].val, ++*cons);
+}
+
+/* Poll until a round moves nothing; returns the messages moved. */
+u32 sim_run(struct sim_nic *sim, u32 max_rounds)
+{
+	u32 total = 0;
+
+	while (max_rounds--) {
+		struct vnet_fw_round r = vnet_fw_poll(&sim->fw);
+
+		total += r.messages;
+		if (!r.messages)
+			break;
+	}
+	return total;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A host-side stand-in for the card: endpoints in plain memory, frames the
+ * test loads and unloads by hand, and a user side that posts and consumes
+ * the way a process would.
+ */
+#ifndef _VNET_FW_SIM_H
+#define _VNET_FW_SIM_H
+
+#include "vnet_fw.h"
+
+#define SIM_MAX_EPS	64
+
+struct sim_ep {
+	struct vnet_fw_ep fw;
+	struct vnet_frame *frame;	/* backing store, resident or not */
+	u8 *staging;
+	bool exists;
+	u32 send_prod[2];
+	u32 recv_cons[2];
+};
+
+struct sim_nic {
+	struct vnet_fw_nic fw;
+	struct vnet_fw_ep *owner[SIM_MAX_EPS];
+	struct sim_ep ep[SIM_MAX_EPS];
+	u32 nr_eps;
+	u32 faults_requested[SIM_MAX_EPS];
+	u32 notifications;
+};
+
+void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst);
+void sim_fini(struct sim_nic *sim);
+void sim_load(struct sim_nic *sim, u32 ep);
+void sim_unload(struct sim_nic *sim, u32 ep);
+void sim_map(struct sim_nic *sim, u32 ep, u32 slot, u32 dest_nic, u32 dest_ep,
+	     u64 tag);
+int sim_post(struct sim_nic *sim, u32 ep, unsigned int q,
+	     const struct vnet_desc *d, const void *payload);
+const struct vnet_desc *sim_peek(struct sim_nic *sim, u32 ep, unsigned int q);
+const void *sim_payload(struct sim_nic *sim, u32 ep, unsigned int q);
+void sim_consume(struct sim_nic *sim, u32 ep, unsigned int q);
+u32 sim_run(struct sim_nic *sim, u32 max_rounds);
+
+#endif /* _VNET_FW_SIM_H */

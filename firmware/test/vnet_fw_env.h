@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The firmware's environment in the host-side tests: plain C11. */
+#ifndef _VNET_FW_ENV_H
+#define _VNET_FW_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define fw_memcpy(d, s, n)	memcpy(d, s, n)
+#define fw_memset(d, c, n)	memset(d, c, n)
+#define fw_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define fw_write_once(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define fw_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define fw_store_release(p, v)	__atomic_store_n(p, (v), __ATOMIC_RELEASE)
+#define fw_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#endif /* _VNET_FW_ENV_H */

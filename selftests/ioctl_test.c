@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/vnet ABI: every ioctl and mmap with good and bad arguments, and
+ * the messages the firmware hands back to their sender.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "vnet_util.h"
+
+FIXTURE(dev) {
+	int fd;
+	struct vnet_ep_create req;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = open(VNET_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	memset(&self->req, 0, sizeof(self->req));
+	self->req.abi_version = VNET_ABI_VERSION;
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	close(self->fd);
+}
+
+TEST_F(dev, info)
+{
+	struct vnet_nic_info nic = { .index = 0 };
+	struct vnet_info info;
+
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_INFO, &info));
+	EXPECT_EQ(VNET_ABI_VERSION, info.abi_version);
+	EXPECT_LE(1, info.nr_nics);
+	EXPECT_EQ(VNET_FRAME_SIZE, info.frame_size);
+	EXPECT_EQ(VNET_STAGING_SIZE, info.staging_size);
+	EXPECT_EQ(VNET_QUEUE_DEPTH, info.queue_depth);
+
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_NIC_INFO, &nic));
+	EXPECT_STREQ("vnet0", nic.name);
+	EXPECT_EQ(0, nic.nic_id);
+	EXPECT_EQ(vnet_nic_attr("frames"), nic.frames);
+
+	nic.index = 4096;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_NIC_INFO, &nic));
+	EXPECT_EQ(ENODEV, errno);
+}
+
+TEST_F(dev, create_map_close)
+{
+	struct vnet_map map = { .slot = 3, .tag = TEST_TAG };
+	struct vnet_ep_stat st;
+	uint64_t tag = TEST_TAG;
+	void *frame, *staging;
+	char path[128];
+
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+	EXPECT_EQ(0, self->req.name.nic);
+	EXPECT_EQ(VNET_FRAME_SIZE, self->req.frame_size);
+	EXPECT_EQ(VNET_STAGING_SIZE, self->req.staging_size);
+
+	snprintf(path, sizeof(path), VNET_SYSFS "/endpoints/%u/pid",
+		 self->req.name.ep);
+	EXPECT_EQ(getpid(), vnet_read_ll(path));
+
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_SET_TAG, &tag));
+	map.name = self->req.name;
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_MAP, &map));
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_UNMAP, &map.slot));
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_UNMAP, &map.slot));
+	EXPECT_EQ(ENOENT, errno);
+
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_EP_STAT, &st));
+	EXPECT_EQ(VNET_EP_NONRESIDENT, st.state);
+	EXPECT_EQ(-1, st.frame);
+	EXPECT_EQ(TEST_TAG, st.tag);
+
+	frame = mmap(NULL, VNET_FRAME_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     self->fd, self->req.frame_offset);
+	ASSERT_NE(MAP_FAILED, frame);
+	staging = mmap(NULL, VNET_STAGING_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, self->fd, self->req.staging_offset);
+	ASSERT_NE(MAP_FAILED, staging);
+
+	/* The first touch brings the endpoint onto the card. */
+	EXPECT_EQ(VNET_FRAME_MAGIC, ((struct vnet_frame *)frame)->hdr.magic);
+	EXPECT_EQ(self->req.name.ep,
+		  ((struct vnet_frame *)frame)->hdr.name.ep);
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_EP_STAT, &st));
+	EXPECT_EQ(VNET_EP_RESIDENT, st.state);
+	EXPECT_LE(0, st.frame);
+	EXPECT_EQ(1, st.faults);
+
+	EXPECT_EQ(0, munmap(frame, VNET_FRAME_SIZE));
+	EXPECT_EQ(0, munmap(staging, VNET_STAGING_SIZE));
+	EXPECT_EQ(0, close(self->fd));
+	EXPECT_EQ(-1, access(path, F_OK));
+	self->fd = open(VNET_DEVICE_PATH, O_RDWR);
+}
+
+TEST_F(dev, abi_mismatch)
+{
+	self->req.abi_version = VNET_ABI_VERSION + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+	EXPECT_EQ(EPROTO, errno);
+	self->req.abi_version = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+	EXPECT_EQ(EPROTO, errno);
+}
+
+TEST_F(dev, one_endpoint_per_file)
+{
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+	EXPECT_EQ(EBUSY, errno);
+}
+
+TEST_F(dev, no_such_nic)
+{
+	self->req.nic_id = 4000;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+	EXPECT_EQ(ENODEV, errno);
+}
+
+TEST_F(dev, endpoint_ioctls_need_an_endpoint)
+{
+	uint64_t tag = 1;
+	uint32_t slot = 0;
+
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_SET_TAG, &tag));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_UNMAP, &slot));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_KICK));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, VNET_FRAME_SIZE, PROT_READ,
+				   MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, bad_ioctls)
+{
+	struct vnet_map map = { .slot = VNET_MAX_SLOTS };
+
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(VNET_IOC_MAGIC, 0x7f)));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOR('T', 1, int)));
+	EXPECT_EQ(ENOTTY, errno);
+	/* The size is part of the number: a wrong struct size is unknown. */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(VNET_IOC_MAGIC, 0x02, int),
+			    &self->req));
+	EXPECT_EQ(ENOTTY, errno);
+
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_INFO, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_EP_CREATE, NULL));
+	EXPECT_EQ(EFAULT, errno);
+
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_MAP, &map));
+	EXPECT_EQ(EINVAL, errno);
+	map.slot = 0;
+	map.name.nic = VNET_MAX_NIC_ID + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_MAP, &map));
+	EXPECT_EQ(EINVAL, errno);
+	map.name.nic = 0;
+	map.__pad = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_MAP, &map));
+	EXPECT_EQ(EINVAL, errno);
+	map.slot = 0xffffffff;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_UNMAP, &map.slot));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_MAP, (void *)-1L));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_EP_STAT, (void *)16));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+FIXTURE(bad_mmap) {
+	int fd;
+	struct vnet_ep_create req;
+};
+
+FIXTURE_VARIANT(bad_mmap) {
+	int region;		/* 0 frame, 1 staging */
+	long long delta;	/* added to the offset */
+	long long size_delta;
+	int flags;
+};
+
+FIXTURE_VARIANT_ADD(bad_mmap, frame_offset_off_by_page) {
+	.region = 0, .delta = 4096, .flags = MAP_SHARED,
+};
+FIXTURE_VARIANT_ADD(bad_mmap, frame_too_long) {
+	.region = 0, .size_delta = 4096, .flags = MAP_SHARED,
+};
+FIXTURE_VARIANT_ADD(bad_mmap, frame_too_short) {
+	.region = 0, .size_delta = -4096, .flags = MAP_SHARED,
+};
+FIXTURE_VARIANT_ADD(bad_mmap, frame_private) {
+	.region = 0, .flags = MAP_PRIVATE,
+};
+FIXTURE_VARIANT_ADD(bad_mmap, staging_too_long) {
+	.region = 1, .size_delta = 4096, .flags = MAP_SHARED,
+};
+FIXTURE_VARIANT_ADD(bad_mmap, staging_private) {
+	.region = 1, .flags = MAP_PRIVATE,
+};
+FIXTURE_VARIANT_ADD(bad_mmap, far_offset) {
+	.region = 0, .delta = 1LL << 40, .flags = MAP_SHARED,
+};
+
+FIXTURE_SETUP(bad_mmap)
+{
+	self->fd = open(VNET_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	memset(&self->req, 0, sizeof(self->req));
+	self->req.abi_version = VNET_ABI_VERSION;
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+}
+
+FIXTURE_TEARDOWN(bad_mmap)
+{
+	close(self->fd);
+}
+
+TEST_F(bad_mmap, refused)
+{
+	long long off = variant->region ? self->req.staging_offset :
+					  self->req.frame_offset;
+	long long size = variant->region ? self->req.staging_size :
+					   self->req.frame_size;
+
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, size + variant->size_delta,
+				   PROT_READ | PROT_WRITE, variant->flags,
+				   self->fd, off + variant->delta));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST(other_files_endpoint_cannot_be_mapped)
+{
+	struct vnet_endpoint a, b;
+
+	ASSERT_EQ(0, vnet_endpoint_open(&a, 0));
+	ASSERT_EQ(0, vnet_endpoint_open(&b, 0));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, a.frame_size, PROT_READ, MAP_SHARED,
+				   b.fd, (off_t)a.frame_offset));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, a.staging_size, PROT_READ, MAP_SHARED,
+				   b.fd, (off_t)a.staging_offset));
+	EXPECT_EQ(EINVAL, errno);
+	vnet_endpoint_close(&a);
+	vnet_endpoint_close(&b);
+}
+
+TEST(too_many_endpoints)
+{
+	const char *param = "/sys/module/vnet/parameters/max_endpoints";
+	long long old = vnet_read_ll(param), base = vnet_nic_attr("nr_endpoints");
+	struct vnet_endpoint eps[4];
+	char buf[32];
+	int i;
+
+	ASSERT_LT(0, old);
+	snprintf(buf, sizeof(buf), "%lld", base + 2);
+	ASSERT_EQ(0, vnet_write_str(param, buf));
+	ASSERT_EQ(0, vnet_endpoint_open(&eps[0], 0));
+	ASSERT_EQ(0, vnet_endpoint_open(&eps[1], 0));
+	EXPECT_EQ(-ENOSPC, vnet_endpoint_open(&eps[2], 0));
+	vnet_endpoint_close(&eps[1]);
+	EXPECT_EQ(0, vnet_endpoint_open(&eps[1], 0));
+	snprintf(buf, sizeof(buf), "%lld", old);
+	ASSERT_EQ(0, vnet_write_str(param, buf));
+	for (i = 0; i < 2; i++)
+		vnet_endpoint_close(&eps[i]);
+}
+
+FIXTURE(returned) {
+	struct vnet_endpoint src, dst;
+};
+
+FIXTURE_VARIANT(returned) {
+	bool map;
+	uint64_t dst_tag;
+	bool bogus_dest;
+	enum vnet_return_reason reason;
+};
+
+FIXTURE_VARIANT_ADD(returned, tag_mismatch) {
+	.map = true, .dst_tag = TEST_TAG + 1, .reason = VNET_RET_BAD_TAG,
+};
+FIXTURE_VARIANT_ADD(returned, unmapped_slot) {
+	.map = false, .dst_tag = TEST_TAG, .reason = VNET_RET_NO_SLOT,
+};
+FIXTURE_VARIANT_ADD(returned, no_such_endpoint) {
+	.map = true, .dst_tag = TEST_TAG, .bogus_dest = true,
+	.reason = VNET_RET_NO_ENDPOINT,
+};
+FIXTURE_VARIANT_ADD(returned, delivered) {
+	.map = true, .dst_tag = TEST_TAG, .reason = VNET_RET_NONE,
+};
+
+FIXTURE_SETUP(returned)
+{
+	struct vnet_name name;
+
+	ASSERT_EQ(0, vnet_endpoint_open(&self->src, 0));
+	ASSERT_EQ(0, vnet_endpoint_open(&self->dst, 0));
+	ASSERT_EQ(0, vnet_endpoint_set_tag(&self->dst, variant->dst_tag));
+	name = self->dst.name;
+	if (variant->bogus_dest)
+		name.ep += 100000;
+	if (variant->map)
+		ASSERT_EQ(0, vnet_endpoint_map(&self->src, 7, name, TEST_TAG));
+}
+
+FIXTURE_TEARDOWN(returned)
+{
+	vnet_endpoint_close(&self->src);
+	vnet_endpoint_close(&self->dst);
+}
+
+TEST_F(returned, to_sender_with_reason)
+{
+	struct vnet_desc d = vnet_short(12, 7, 0xabc, 0xdef);
+	const struct vnet_desc *got = NULL;
+	unsigned int q = variant->reason ? VNET_Q_REP_RECV : VNET_Q_REQ_RECV;
+	struct vnet_endpoint *rx = variant->reason ? &self->src : &self->dst;
+	double deadline = vnet_now() + 10;
+
+	ASSERT_EQ(0, vnet_endpoint_post(&self->src, VNET_Q_REQ_SEND, &d,
+					NULL, 0));
+	while (!(got = vnet_endpoint_peek(rx, q)) && vnet_now() < deadline)
+		vnet_endpoint_wait(rx, 100);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(12, got->handler);
+	EXPECT_EQ(0xabc, got->args[0]);
+	EXPECT_EQ(0xdef, got->args[1]);
+	if (variant->reason) {
+		EXPECT_TRUE(got->flags & VNET_DESC_RETURNED);
+		EXPECT_EQ(variant->reason, got->status);
+		EXPECT_EQ(7, got->slot);
+	} else {
+		EXPECT_EQ(self->src.name.ep, got->peer.ep);
+		EXPECT_EQ(TEST_TAG, got->tag);
+	}
+}
+
+TEST_HARNESS_MAIN

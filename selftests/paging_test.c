@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The endpoint cache under load: more endpoints than frames, traffic from
+ * several processes and threads, hostile frame contents, and processes
+ * killed while their endpoints are resident or moving.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "vnet_util.h"
+
+#define PROCS		4
+#define THREADS		2	/* per process */
+#define EPS_PER_THREAD	4	/* half clients, half servers */
+#define NR_EPS		(PROCS * THREADS * EPS_PER_THREAD)
+#define NR_CLIENTS	(NR_EPS / 2)
+#define REQUESTS	150	/* per client */
+#define CREDITS		4
+
+/* Lives in a MAP_SHARED page so every process of the test sees it. */
+struct traffic {
+	struct vnet_name names[NR_EPS];
+	int ready;
+	int go;
+	int failures;
+	unsigned int seen[NR_CLIENTS][REQUESTS];	/* server side */
+	unsigned int replies[NR_CLIENTS];
+	int max_resident;
+};
+
+struct worker {
+	struct traffic *t;
+	int first;			/* global index of its first endpoint */
+	struct vnet_endpoint ep[EPS_PER_THREAD];
+};
+
+/* Endpoint g is a client when even; client g talks to server g + 1 + 8k. */
+static int server_of(int g)
+{
+	return (g + 1 + THREADS * EPS_PER_THREAD) % NR_EPS;
+}
+
+static void fail(struct traffic *t, const char *why, unsigned int a,
+		 unsigned int b)
+{
+	fprintf(stderr, "# %s (%u, %u)\n", why, a, b);
+	__atomic_fetch_add(&t->failures, 1, __ATOMIC_RELAXED);
+}
+
+static void serve(struct worker *w, int i)
+{
+	struct vnet_endpoint *ep = &w->ep[i];
+	const struct vnet_desc *d;
+
+	while ((d = vnet_endpoint_peek(ep, VNET_Q_REQ_RECV))) {
+		struct vnet_desc r = vnet_short(2, 0, d->args[0], d->args[1]);
+		unsigned int c = d->args[0], seq = d->args[1];
+
+		if (c >= NR_CLIENTS || seq >= REQUESTS)
+			fail(w->t, "request out of range", c, seq);
+		else if (__atomic_fetch_add(&w->t->seen[c][seq], 1,
+					    __ATOMIC_RELAXED))
+			fail(w->t, "duplicate request", c, seq);
+		r.token = d->token;
+		while (vnet_endpoint_post(ep, VNET_Q_REP_SEND, &r, NULL, 0))
+			sched_yield();
+		vnet_endpoint_consume(ep, VNET_Q_REQ_RECV);
+	}
+}
+
+static void client(struct worker *w, int i, unsigned int *sent,
+		   unsigned int *got)
+{
+	struct vnet_endpoint *ep = &w->ep[i];
+	unsigned int c = (w->first + i) / 2;
+	const struct vnet_desc *d;
+
+	while ((d = vnet_endpoint_peek(ep, VNET_Q_REP_RECV))) {
+		if (d->flags & VNET_DESC_RETURNED)
+			fail(w->t, "request returned", c, d->status);
+		else if (d->args[0] != c || d->args[1] != *got)
+			fail(w->t, "reply out of order", d->args[1], *got);
+		(*got)++;
+		vnet_endpoint_consume(ep, VNET_Q_REP_RECV);
+	}
+	while (*sent < REQUESTS && *sent - *got < CREDITS) {
+		struct vnet_desc r = vnet_short(1, 0, c, *sent);
+
+		if (vnet_endpoint_post(ep, VNET_Q_REQ_SEND, &r, NULL, 0))
+			break;
+		(*sent)++;
+	}
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	unsigned int sent[EPS_PER_THREAD] = {}, got[EPS_PER_THREAD] = {};
+	struct pollfd pfd[EPS_PER_THREAD];
+	int i, done = 0;
+
+	for (i = 0; i < EPS_PER_THREAD; i++) {
+		int g = w->first + i;
+
+		pfd[i].fd = w->ep[i].fd;
+		pfd[i].events = POLLIN;
+		if (g % 2 == 0)
+			vnet_endpoint_map(&w->ep[i], 0,
+					  w->t->names[server_of(g)], TEST_TAG);
+	}
+	while (done < EPS_PER_THREAD / 2) {
+		done = 0;
+		for (i = 0; i < EPS_PER_THREAD; i++) {
+			int g = w->first + i;
+
+			if (g % 2) {
+				if (pfd[i].revents & POLLIN)
+					serve(w, i);
+				continue;
+			}
+			if ((pfd[i].revents & POLLIN) ||
+			    (sent[i] < REQUESTS && sent[i] - got[i] < CREDITS))
+				client(w, i, &sent[i], &got[i]);
+			done += got[i] == REQUESTS;
+		}
+		if (__atomic_load_n(&w->t->failures, __ATOMIC_RELAXED))
+			break;
+		/* Only touch what has something to read: no needless faults. */
+		poll(pfd, EPS_PER_THREAD, 20);
+	}
+	for (i = 0; i < EPS_PER_THREAD; i++)
+		if ((w->first + i) % 2 == 0)
+			__atomic_store_n(&w->t->replies[(w->first + i) / 2],
+					 got[i], __ATOMIC_RELAXED);
+	/* Servers keep serving until every client is done. */
+	while (__atomic_load_n(&w->t->go, __ATOMIC_ACQUIRE) != 2) {
+		for (i = 1; i < EPS_PER_THREAD; i += 2) {
+			pfd[i].revents = 0;
+			if (poll(&pfd[i], 1, 0) > 0)
+				serve(w, i);
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void traffic_process(struct traffic *t, int p)
+{
+	struct worker w[THREADS];
+	pthread_t tid[THREADS];
+	int i, j;
+
+	for (i = 0; i < THREADS; i++) {
+		w[i].t = t;
+		w[i].first = (p * THREADS + i) * EPS_PER_THREAD;
+		for (j = 0; j < EPS_PER_THREAD; j++) {
+			if (vnet_endpoint_open(&w[i].ep[j], 0) ||
+			    vnet_endpoint_set_tag(&w[i].ep[j], TEST_TAG))
+				_exit(1);
+			t->names[w[i].first + j] = w[i].ep[j].name;
+		}
+	}
+	__atomic_fetch_add(&t->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	for (i = 0; i < THREADS; i++)
+		pthread_create(&tid[i], NULL, worker_run, &w[i]);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < THREADS; i++)
+		for (j = 0; j < EPS_PER_THREAD; j++)
+			vnet_endpoint_close(&w[i].ep[j]);
+	_exit(0);
+}
+
+static bool all_replied(struct traffic *t)
+{
+	int c;
+
+	for (c = 0; c < NR_CLIENTS; c++)
+		if (__atomic_load_n(&t->replies[c], __ATOMIC_RELAXED) != REQUESTS)
+			return false;
+	return true;
+}
+
+/*
+ * Endpoints in the resident state, from one consistent snapshot: the
+ * debugfs queue dump is taken under the lock that guards residency.
+ */
+static int count_resident_states(void)
+{
+	FILE *f = fopen(VNET_DEBUGFS "/queues", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " state 2 "))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* One request from a fresh endpoint to another: the NIC still works. */
+static int ping_once(void)
+{
+	struct vnet_endpoint a, b;
+	struct vnet_desc d = vnet_short(1, 0, 77, 0);
+	double deadline = vnet_now() + 10;
+	int ok = 0;
+
+	if (vnet_endpoint_open(&a, 0))
+		return 0;
+	if (vnet_endpoint_open(&b, 0)) {
+		vnet_endpoint_close(&a);
+		return 0;
+	}
+	vnet_endpoint_set_tag(&b, TEST_TAG);
+	vnet_endpoint_map(&a, 0, b.name, TEST_TAG);
+	vnet_endpoint_post(&a, VNET_Q_REQ_SEND, &d, NULL, 0);
+	while (!ok && vnet_now() < deadline) {
+		const struct vnet_desc *got = vnet_endpoint_peek(&b,
+								 VNET_Q_REQ_RECV);
+
+		ok = got && got->args[0] == 77;
+		if (!ok)
+			vnet_endpoint_wait(&b, 50);
+	}
+	vnet_endpoint_close(&a);
+	vnet_endpoint_close(&b);
+	return ok;
+}
+
+FIXTURE(cache) {
+	long long frames;
+};
+
+FIXTURE_SETUP(cache)
+{
+	self->frames = vnet_nic_attr("frames");
+	ASSERT_LT(0, self->frames);
+}
+
+FIXTURE_TEARDOWN(cache)
+{
+	vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "0");
+}
+
+TEST_F_TIMEOUT(cache, overcommit_traffic, 600)
+{
+	struct traffic *t;
+	long long faults0, evictions0, resident;
+	double deadline = vnet_now() + 500;
+	pid_t pid[PROCS];
+	int p, c, s, status, samples = 0;
+
+	if (self->frames * 4 != NR_EPS)
+		SKIP(return, "wants frames=%d, module has %lld", NR_EPS / 4,
+		     self->frames);
+
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, t);
+	for (p = 0; p < PROCS; p++) {
+		pid[p] = fork();
+		ASSERT_LE(0, pid[p]);
+		if (!pid[p])
+			traffic_process(t, p);
+	}
+	while (__atomic_load_n(&t->ready, __ATOMIC_ACQUIRE) < PROCS)
+		usleep(1000);
+	faults0 = vnet_nic_attr("faults");
+	evictions0 = vnet_nic_attr("evictions");
+	__atomic_store_n(&t->go, 1, __ATOMIC_RELEASE);
+
+	while (!all_replied(t) && !t->failures && vnet_now() < deadline) {
+		resident = vnet_nic_attr("resident");
+		if (resident > t->max_resident)
+			t->max_resident = resident;
+		if (samples++ % 16 == 0) {
+			int n = count_resident_states();
+
+			if (n > t->max_resident)
+				t->max_resident = n;
+		}
+		usleep(2000);
+	}
+	__atomic_store_n(&t->go, 2, __ATOMIC_RELEASE);
+	for (p = 0; p < PROCS; p++) {
+		ASSERT_EQ(pid[p], waitpid(pid[p], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+
+	EXPECT_EQ(0, t->failures);
+	EXPECT_TRUE(all_replied(t));
+	for (c = 0; c < NR_CLIENTS; c++)
+		for (s = 0; s < REQUESTS; s++)
+			if (t->seen[c][s] != 1) {
+				EXPECT_EQ(1, t->seen[c][s]);
+				TH_LOG("client %d request %d seen %u times", c,
+				       s, t->seen[c][s]);
+				c = NR_CLIENTS;
+				break;
+			}
+	EXPECT_LE(t->max_resident, self->frames);
+	EXPECT_LT(faults0, vnet_nic_attr("faults"));
+	EXPECT_LT(evictions0, vnet_nic_attr("evictions"));
+	TH_LOG("%d samples, max resident %d of %lld, %lld faults, %lld evictions",
+	       samples, t->max_resident, self->frames,
+	       vnet_nic_attr("faults") - faults0,
+	       vnet_nic_attr("evictions") - evictions0);
+	munmap(t, sizeof(*t));
+}
+
+struct hostile_report {
+	struct vnet_ep_stat st;
+	int done;
+};
+
+/* Scribble over our own frame and staging area as hard as we can. */
+static void hostile_process(struct vnet_name target,
+			    struct hostile_report *report)
+{
+	struct vnet_endpoint ep;
+	unsigned int seed = 99, i, n;
+	uint8_t *bytes;
+
+	if (vnet_endpoint_open(&ep, 0))
+		_exit(1);
+	vnet_endpoint_map(&ep, 0, target, TEST_TAG);
+	vnet_endpoint_map(&ep, 1, target, TEST_TAG + 1);
+	bytes = (uint8_t *)ep.frame;
+	for (i = 0; i < 3000; i++) {
+		for (n = 0; n < 32; n++) {
+			seed = seed * 1103515245u + 12345u;
+			bytes[(seed >> 4) % sizeof(struct vnet_frame)] = seed >> 24;
+			ep.staging[(seed >> 3) % VNET_STAGING_SIZE] = seed >> 16;
+		}
+		if (i % 3 == 0) {
+			/* A plausible post with a random descriptor. */
+			struct vnet_desc d = {};
+			uint32_t *w = (uint32_t *)&d;
+			unsigned int q = seed % 2, p;
+
+			for (n = 0; n < sizeof(d) / 4; n++) {
+				seed = seed * 1103515245u + 12345u;
+				w[n] = seed;
+			}
+			if (i % 2) {
+				/* Nearly valid, so it gets further in. */
+				d.nargs %= 10;
+				d.slot %= 3;
+				d.flags &= 3;
+				d.__reserved0 = 0;
+				memset(d.__reserved1, 0, sizeof(d.__reserved1));
+			}
+			p = ep.frame->cons[q].val;
+			ep.frame->queue[q][p % VNET_QUEUE_DEPTH] = d;
+			ep.frame->prod[q].val = p + 1;
+		}
+		if (i % 500 == 0)
+			ep.frame->prod[seed % 4].val = seed;
+		ioctl(ep.fd, VNET_IOC_KICK);
+		if (i % 100 == 0)
+			usleep(1000);
+	}
+	ioctl(ep.fd, VNET_IOC_EP_STAT, &report->st);
+	__atomic_store_n(&report->done, 1, __ATOMIC_RELEASE);
+	vnet_endpoint_close(&ep);
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(cache, hostile_frame_contents, 300)
+{
+	struct hostile_report *report;
+	struct vnet_endpoint a, b;
+	unsigned int sent = 0, got = 0, requests = 0;
+	double deadline = vnet_now() + 240;
+	int status;
+	pid_t pid;
+
+	report = mmap(NULL, sizeof(*report), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, report);
+	ASSERT_EQ(0, vnet_endpoint_open(&a, 0));
+	ASSERT_EQ(0, vnet_endpoint_open(&b, 0));
+	ASSERT_EQ(0, vnet_endpoint_set_tag(&b, TEST_TAG));
+	ASSERT_EQ(0, vnet_endpoint_map(&a, 0, b.name, TEST_TAG));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		hostile_process(b.name, report);
+
+	/* Meanwhile a and b keep talking, and see every message once. */
+	while (got < 500 && vnet_now() < deadline) {
+		const struct vnet_desc *d;
+
+		if (sent < 500 && sent - got < CREDITS) {
+			struct vnet_desc r = vnet_short(1, 0, 0, sent);
+
+			if (!vnet_endpoint_post(&a, VNET_Q_REQ_SEND, &r, NULL, 0))
+				sent++;
+		}
+		while ((d = vnet_endpoint_peek(&b, VNET_Q_REQ_RECV))) {
+			if (d->peer.ep == a.name.ep) {
+				struct vnet_desc r = vnet_short(2, 0, 0,
+								d->args[1]);
+
+				ASSERT_EQ(requests, d->args[1]);
+				requests++;
+				r.token = d->token;
+				while (vnet_endpoint_post(&b, VNET_Q_REP_SEND,
+							  &r, NULL, 0))
+					sched_yield();
+			}
+			vnet_endpoint_consume(&b, VNET_Q_REQ_RECV);
+		}
+		while ((d = vnet_endpoint_peek(&a, VNET_Q_REP_RECV))) {
+			ASSERT_FALSE(d->flags & VNET_DESC_RETURNED);
+			ASSERT_EQ(got, d->args[1]);
+			got++;
+			vnet_endpoint_consume(&a, VNET_Q_REP_RECV);
+		}
+		while (vnet_endpoint_peek(&b, VNET_Q_REP_RECV))
+			vnet_endpoint_consume(&b, VNET_Q_REP_RECV);
+		vnet_endpoint_wait(&a, 1);
+	}
+	EXPECT_EQ(500, got);
+	EXPECT_EQ(500, requests);
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_TRUE(report->done);
+	/* The offender's junk was refused or handed back, with reasons. */
+	EXPECT_LT(0, report->st.rejected);
+	EXPECT_LT(0, report->st.returned);
+	TH_LOG("offender: sent %llu returned %llu rejected %llu",
+	       (unsigned long long)report->st.sent,
+	       (unsigned long long)report->st.returned,
+	       (unsigned long long)report->st.rejected);
+	vnet_endpoint_close(&a);
+	vnet_endpoint_close(&b);
+	EXPECT_TRUE(ping_once());
+}
+
+FIXTURE(killed) {
+	long long frames;
+	long long endpoints;
+};
+
+FIXTURE_VARIANT(killed) {
+	const char *when;	/* the state to catch the victim in */
+};
+
+FIXTURE_VARIANT_ADD(killed, resident) { .when = "resident" };
+FIXTURE_VARIANT_ADD(killed, loading) { .when = "loading" };
+FIXTURE_VARIANT_ADD(killed, unloading) { .when = "unloading" };
+
+FIXTURE_SETUP(killed)
+{
+	self->frames = vnet_nic_attr("frames");
+	self->endpoints = vnet_nic_attr("nr_endpoints");
+	ASSERT_LT(0, self->frames);
+}
+
+FIXTURE_TEARDOWN(killed)
+{
+	vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "0");
+}
+
+struct evictor {
+	struct vnet_endpoint ep[VNET_QUEUE_DEPTH * 4];
+	int n;
+	int stop;
+};
+
+/* Touch endpoints round and round so every frame keeps changing hands. */
+static void *evict_run(void *arg)
+{
+	struct evictor *ev = arg;
+	int i = 0;
+
+	while (!__atomic_load_n(&ev->stop, __ATOMIC_RELAXED))
+		vnet_touch(&ev->ep[i++ % ev->n]);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(killed, while_endpoint_is, 120)
+{
+	int to_child[2], from_child[2];
+	struct evictor *ev = NULL;
+	unsigned int index;
+	char state[32], go = 'g';
+	double deadline;
+	pthread_t tid;
+	int status, i, caught = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct vnet_endpoint ep;
+
+		if (vnet_endpoint_open(&ep, 0))
+			_exit(1);
+		if (write(from_child[1], &ep.name.ep, sizeof(ep.name.ep)) < 0)
+			_exit(1);
+		if (read(to_child[0], &go, 1) != 1)
+			_exit(1);
+		for (;;)
+			vnet_touch(&ep);	/* faults whenever evicted */
+	}
+	ASSERT_EQ(sizeof(index), read(from_child[0], &index, sizeof(index)));
+
+	if (!strcmp(variant->when, "loading"))
+		ASSERT_EQ(0, vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "300"));
+	ASSERT_EQ(1, write(to_child[1], &go, 1));
+
+	if (!strcmp(variant->when, "unloading")) {
+		deadline = vnet_now() + 20;
+		while (strcmp(vnet_ep_state(index, state, sizeof(state)),
+			      "resident") && vnet_now() < deadline)
+			usleep(1000);
+		ASSERT_EQ(0, vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "100"));
+		ev = calloc(1, sizeof(*ev));
+		ASSERT_NE(NULL, ev);
+		ev->n = self->frames + 2;
+		for (i = 0; i < ev->n; i++)
+			ASSERT_EQ(0, vnet_endpoint_open(&ev->ep[i], 0));
+		pthread_create(&tid, NULL, evict_run, ev);
+	}
+
+	deadline = vnet_now() + 60;
+	while (vnet_now() < deadline) {
+		if (!strcmp(vnet_ep_state(index, state, sizeof(state)),
+			    variant->when)) {
+			caught = 1;
+			break;
+		}
+		usleep(500);
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_TRUE(caught);
+	TH_LOG("victim %u caught %s: %d", index, variant->when, caught);
+
+	if (ev) {
+		__atomic_store_n(&ev->stop, 1, __ATOMIC_RELAXED);
+		pthread_join(tid, NULL);
+		for (i = 0; i < ev->n; i++)
+			vnet_endpoint_close(&ev->ep[i]);
+		free(ev);
+	}
+	vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "0");
+
+	/* The victim's endpoint is gone and the card still works. */
+	deadline = vnet_now() + 10;
+	while (vnet_ep_state(index, state, sizeof(state))[0] &&
+	       vnet_now() < deadline)
+		usleep(10000);
+	EXPECT_STREQ("", state);
+	EXPECT_EQ(self->endpoints, vnet_nic_attr("nr_endpoints"));
+	EXPECT_LE(vnet_nic_attr("resident"), self->frames);
+	EXPECT_TRUE(ping_once());
+}
+
+static long long meminfo_kb(const char *key)
+{
+	char line[128];
+	long long val = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			sscanf(line + strlen(key), ": %lld", &val);
+	fclose(f);
+	return val;
+}
+
+TEST(create_destroy_leaks_nothing)
+{
+	long long before, after;
+	struct vnet_endpoint ep;
+	int round, i;
+
+	/* Warm up allocator caches so they do not count as growth. */
+	for (i = 0; i < 16; i++) {
+		ASSERT_EQ(0, vnet_endpoint_open(&ep, 0));
+		vnet_touch(&ep);
+		vnet_endpoint_close(&ep);
+	}
+	before = meminfo_kb("VmallocUsed");
+	for (round = 0; round < 200; round++) {
+		ASSERT_EQ(0, vnet_endpoint_open(&ep, 0));
+		vnet_touch(&ep);
+		vnet_endpoint_close(&ep);
+	}
+	after = meminfo_kb("VmallocUsed");
+	TH_LOG("VmallocUsed %lld kB -> %lld kB", before, after);
+	/* One leaked staging area alone would be 512 kB. */
+	EXPECT_LT(after - before, 256);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM (tools/vm/run): loads vnet.ko, runs every selftest
+# binary, then checks the module's lifecycle: rmmod refused while a file is
+# open, clean after, no leak, and a kernel log free of warnings.
+#
+# Prints TAP; the exit status is non-zero if anything failed.
+#
+#   VNET_KO    module to load (default: the tree's vnet.ko)
+#   VNET_ARGS  module parameters
+
+here=$(cd "$(dirname "$0")" && pwd)
+ko=${VNET_KO:-$here/../vnet.ko}
+failed=0
+n=0
+
+check() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n lifecycle.$2"
+	else
+		echo "not ok $n lifecycle.$2"
+		failed=1
+	fi
+}
+
+meminfo_kb() {
+	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
+dmesg -C
+vmalloc_before=$(meminfo_kb VmallocUsed)
+
+# shellcheck disable=SC2086
+insmod "$ko" $VNET_ARGS
+check $? insmod
+[ -c /dev/vnet ] || { echo "Bail out! no /dev/vnet"; exit 1; }
+
+for t in ioctl_test paging_test; do
+	"$here/$t" || failed=1
+done
+
+# rmmod must be refused while a file on /dev/vnet is open, and the module
+# must then still work.
+exec 3<>/dev/vnet
+rmmod vnet 2>/dev/null
+[ $? -ne 0 ] && [ -c /dev/vnet ]
+check $? rmmod_refused_while_open
+exec 3>&-
+
+# Nothing in the kernel log that should not be there.
+! dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|INFO: task .* blocked|UBSAN|KASAN|sysfs: cannot' >&2
+check $? kernel_log_clean
+
+# With every endpoint closed, the only vmalloc area left is the card memory.
+! grep -E 'vnet_ep_create|remap_vmalloc' /proc/vmallocinfo >&2
+check $? no_endpoint_memory_left
+
+rmmod vnet
+check $? rmmod_after_close
+[ ! -e /sys/class/vnet ] && [ ! -e /dev/vnet ]
+check $? nothing_left_after_rmmod
+
+# A leaked staging area alone would be 512 kB; the rest is noise such as
+# cached kernel stacks of the test's exited threads.
+sleep 1
+vmalloc_after=$(meminfo_kb VmallocUsed)
+echo "# VmallocUsed before load $vmalloc_before kB, after unload $vmalloc_after kB"
+[ $((vmalloc_after - vmalloc_before)) -lt 512 ]
+check $? no_vmalloc_leak
+
+echo "1..$n"
+exit $failed

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the vnet selftests. */
+#ifndef _VNET_SELFTEST_UTIL_H
+#define _VNET_SELFTEST_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <vnet/endpoint.h>
+
+#define VNET_SYSFS	"/sys/class/vnet/vnet0"
+#define VNET_DEBUGFS	"/sys/kernel/debug/vnet/vnet0"
+#define TEST_TAG	0x5eed0000cafeULL
+
+static inline long long vnet_read_ll(const char *path)
+{
+	long long val = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lli", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
+}
+
+static inline long long vnet_nic_attr(const char *attr)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), VNET_SYSFS "/%s", attr);
+	return vnet_read_ll(path);
+}
+
+static inline int vnet_write_str(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	err = fputs(val, f) < 0;
+	return fclose(f) || err ? -1 : 0;
+}
+
+/* The state word of endpoint @index from sysfs, or "" if it is gone. */
+static inline const char *vnet_ep_state(unsigned int index, char *buf,
+					size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), VNET_SYSFS "/endpoints/%u/state", index);
+	buf[0] = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+/* Touch the frame so the endpoint is faulted onto the card. */
+static inline void vnet_touch(struct vnet_endpoint *ep)
+{
+	__atomic_load_n(&ep->frame->hdr.magic, __ATOMIC_RELAXED);
+}
+
+static inline double vnet_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline struct vnet_desc vnet_short(unsigned int handler,
+					  unsigned int slot, uint32_t a0,
+					  uint32_t a1)
+{
+	struct vnet_desc d = { .handler = handler, .nargs = 2, .slot = slot };
+
+	d.args[0] = a0;
+	d.args[1] = a1;
+	return d;
+}
+
+#endif /* _VNET_SELFTEST_UTIL_H */

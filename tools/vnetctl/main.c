@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vnetctl: command dispatch, usage and error reporting.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vnetctl.h"
+
+void vnetctl_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " VNETCTL_NAME " <command> [options]\n"
+		"\n"
+		"Commands:\n"
+		"  status [--json]         NICs, frame residency, paging counters and\n"
+		"                          endpoints, from " VNET_SYSFS_CLASS "\n"
+		"  bench paging [options]  round trips/s as endpoints outnumber frames\n"
+		"      --nic ID            NIC to run on (default 0)\n"
+		"      --ratios LIST       endpoints per frame, comma separated\n"
+		"                          (default 1,2,4,16)\n"
+		"      --seconds S         measured seconds per ratio (default 2)\n"
+		"      --warmup S          unmeasured seconds before that (default 0.5)\n"
+		"      --csv FILE          also write the result rows as CSV\n"
+		"  help                    show this help\n"
+		"\n"
+		"Exit status: 0 success, 1 error or benchmark FAIL, 2 usage or a\n"
+		"benchmark that stopped making progress.\n");
+}
+
+/* "vnetctl: <what>: <strerror>" for a positive or negative errno. */
+void vnetctl_err(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs(VNETCTL_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
+}
+
+/* "vnetctl: <message>" */
+void vnetctl_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs(VNETCTL_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		vnetctl_usage(stderr);
+		return VNETCTL_EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h")) {
+		vnetctl_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "status"))
+		return vnetctl_cmd_status(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bench"))
+		return vnetctl_cmd_bench(argc - 1, argv + 1);
+
+	vnetctl_msg("unknown command '%s'", cmd);
+	vnetctl_usage(stderr);
+	return VNETCTL_EXIT_USAGE;
+}

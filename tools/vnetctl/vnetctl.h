@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vnetctl: inspect vnet NICs and endpoints, and benchmark endpoint paging.
+ * Declarations shared by the command files.
+ */
+#ifndef _VNETCTL_H
+#define _VNETCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VNETCTL_NAME		"vnetctl"
+#define VNET_SYSFS_CLASS	"/sys/class/vnet"
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+
+/* Exit statuses */
+#define VNETCTL_EXIT_OK		0
+#define VNETCTL_EXIT_FAIL	1
+#define VNETCTL_EXIT_USAGE	2
+#define VNETCTL_EXIT_STALL	2	/* bench watchdog fired */
+
+/* One endpoint, from /sys/class/vnet/<nic>/endpoints/<index>/. */
+struct vnetctl_ep {
+	uint32_t index;
+	char state[16];
+	int32_t frame;			/* -1 when not resident */
+	int32_t pid;
+	uint64_t tag;
+	uint64_t sent;
+	uint64_t received;
+	uint64_t returned;
+	uint64_t rejected;
+	uint64_t faults;
+	uint64_t evictions;
+};
+
+/* One NIC, from /sys/class/vnet/<nic>/, with its endpoints sorted by index. */
+struct vnetctl_nic {
+	char name[64];
+	uint32_t nic_id;
+	uint32_t frames;
+	uint64_t resident;
+	uint64_t endpoints;
+	uint64_t faults;
+	uint64_t evictions;
+	uint64_t fault_ns;
+	struct vnetctl_ep *eps;
+	size_t nr_eps;
+};
+
+/* main.c */
+__printf(2, 3) void vnetctl_err(int err, const char *fmt, ...);
+__printf(1, 2) void vnetctl_msg(const char *fmt, ...);
+void vnetctl_usage(FILE *f);
+
+/* sysfs.c */
+int vnetctl_read_nics(struct vnetctl_nic **nics, size_t *nr, bool with_eps);
+int vnetctl_find_nic(uint32_t nic_id, struct vnetctl_nic *nic, bool with_eps);
+int vnetctl_read_nic(const char *name, struct vnetctl_nic *nic, bool with_eps);
+int vnetctl_read_ep(const char *nic_name, uint32_t index,
+		    struct vnetctl_ep *ep);
+void vnetctl_nic_release(struct vnetctl_nic *nic);
+void vnetctl_free_nics(struct vnetctl_nic *nics, size_t nr);
+int vnetctl_sysfs_error(int err);
+
+/* status.c */
+int vnetctl_cmd_status(int argc, char **argv);
+void vnetctl_print_nic(FILE *f, const struct vnetctl_nic *nic);
+void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic);
+void vnetctl_print_ep(FILE *f, const struct vnetctl_nic *nic,
+		      const struct vnetctl_ep *ep);
+
+/* bench_paging.c */
+int vnetctl_cmd_bench(int argc, char **argv);
+
+/* json.c: a minimal streaming writer, enough for status --json. */
+#define JSON_MAX_DEPTH		8
+
+struct json {
+	FILE *f;
+	int depth;
+	bool first[JSON_MAX_DEPTH];
+};
+
+void json_init(struct json *j, FILE *f);
+void json_open(struct json *j, const char *key, char bracket);
+void json_close(struct json *j, char bracket);
+void json_str(struct json *j, const char *key, const char *val);
+void json_u64(struct json *j, const char *key, uint64_t val);
+void json_s64(struct json *j, const char *key, int64_t val);
+
+#endif /* _VNETCTL_H */
