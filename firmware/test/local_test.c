@@ -213,26 +213,33 @@ FIXTURE_VARIANT(garbage) {
 FIXTURE_VARIANT_ADD(garbage, too_many_args) {
 	.nargs = 9, .reason = VNET_RET_BAD_DESC,
 };
+
 FIXTURE_VARIANT_ADD(garbage, unknown_flag) {
 	.flags = 0x80, .reason = VNET_RET_BAD_DESC,
 };
+
 FIXTURE_VARIANT_ADD(garbage, returned_flag_forged) {
 	.flags = VNET_DESC_RETURNED, .reason = VNET_RET_BAD_DESC,
 };
+
 FIXTURE_VARIANT_ADD(garbage, length_without_payload) {
 	.len = 100, .reason = VNET_RET_BAD_DESC,
 };
+
 FIXTURE_VARIANT_ADD(garbage, medium_too_long) {
 	.flags = VNET_DESC_MEDIUM, .len = VNET_MEDIUM_MAX + 1,
 	.reason = VNET_RET_BAD_DESC,
 };
+
 FIXTURE_VARIANT_ADD(garbage, huge_length) {
 	.flags = VNET_DESC_MEDIUM, .len = 0xffffffff,
 	.reason = VNET_RET_BAD_DESC,
 };
+
 FIXTURE_VARIANT_ADD(garbage, reserved_field) {
 	.reserved = 1, .reason = VNET_RET_BAD_DESC,
 };
+
 FIXTURE_VARIANT_ADD(garbage, xfer_without_segment) {
 	.flags = VNET_DESC_XFER, .len = 64, .reason = VNET_RET_BAD_SEGMENT,
 };
