@@ -7,8 +7,11 @@
  * NIC's few endpoint frames cache the endpoints, which are paged on and off
  * the card on demand.
  */
+#include <linux/build_bug.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/stddef.h>
 
 #include "vnet.h"
 
@@ -28,10 +31,32 @@ unsigned int vnet_sched_k = 8;
 module_param_named(sched_k, vnet_sched_k, uint, 0444);
 MODULE_PARM_DESC(sched_k, "The firmware makes 2^k send attempts per endpoint visit (0-12, default 8)");
 
+/* The layout user space compiled against is the layout we use. */
+static void __init vnet_check_abi(void)
+{
+	BUILD_BUG_ON(sizeof(struct vnet_desc) != 128);
+	BUILD_BUG_ON(sizeof(struct vnet_index) != 64);
+	BUILD_BUG_ON(sizeof(struct vnet_frame_hdr) != 64);
+	BUILD_BUG_ON(offsetof(struct vnet_frame, queue) != 1024);
+	BUILD_BUG_ON(sizeof(struct vnet_frame) > VNET_FRAME_SIZE);
+	BUILD_BUG_ON(VNET_FRAME_SIZE % PAGE_SIZE);
+	BUILD_BUG_ON(VNET_STAGING_SIZE % PAGE_SIZE);
+	BUILD_BUG_ON(VNET_STAGING_SIZE > VNET_MMAP_STAGING);
+	BUILD_BUG_ON(VNET_MMAP_STAGING + VNET_STAGING_SIZE > VNET_MMAP_STRIDE);
+	BUILD_BUG_ON(!is_power_of_2(VNET_QUEUE_DEPTH));
+	BUILD_BUG_ON(sizeof(struct vnet_info) != 32);
+	BUILD_BUG_ON(sizeof(struct vnet_nic_info) != 40);
+	BUILD_BUG_ON(sizeof(struct vnet_ep_create) != 40);
+	BUILD_BUG_ON(sizeof(struct vnet_map) != 24);
+	BUILD_BUG_ON(sizeof(struct vnet_ep_stat) != 64);
+}
+
 static int __init vnet_init(void)
 {
 	struct vnet_nic *nic;
 	int err;
+
+	vnet_check_abi();
 
 	/* Delivery needs sender and receiver on the card at once. */
 	if (vnet_frames < 2 || vnet_frames > VNET_MAX_FRAMES) {
