@@ -26,12 +26,9 @@ static enum vnet_return_reason vnet_fw_check_desc(const struct vnet_desc *d,
 		return VNET_RET_BAD_DESC;
 	if (d->flags & ~VNET_DESC_USER_FLAGS)
 		return VNET_RET_BAD_DESC;
-	if (d->flags & VNET_DESC_XFER) {
-		/* No segment can be registered with this ABI version yet. */
-		return (d->flags & VNET_DESC_MEDIUM) ? VNET_RET_BAD_DESC :
-						       VNET_RET_BAD_SEGMENT;
-	}
-	if (d->flags & VNET_DESC_MEDIUM) {
+	if ((d->flags & VNET_DESC_XFER) && (d->flags & VNET_DESC_MEDIUM))
+		return VNET_RET_BAD_DESC;
+	if (d->flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)) {
 		if (d->len > VNET_MEDIUM_MAX)
 			return VNET_RET_BAD_DESC;
 	} else if (d->len) {
@@ -89,6 +86,12 @@ static void vnet_fw_copy_payload(struct vnet_fw_ep *dst, unsigned int dq,
 		  src->staging + VNET_STAGING_SLOT(sq, sidx), len);
 }
 
+/* Does [offset, offset + len) fit in @dst's segment?  Overflow-safe. */
+static bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset, u32 len)
+{
+	return dst->seg && offset <= dst->seg_len && len <= dst->seg_len - offset;
+}
+
 static void vnet_fw_fill_desc(struct vnet_desc *out, const struct vnet_desc *d)
 {
 	unsigned int nargs = d->nargs < VNET_MAX_ARGS ? d->nargs : VNET_MAX_ARGS;
@@ -134,7 +137,8 @@ vnet_fw_return(struct vnet_fw_ep *src, struct vnet_frame *frame,
 		out.peer = rt->dest;
 		out.tag = rt->tag;
 	}
-	if (!(out.flags & VNET_DESC_MEDIUM) || out.len > VNET_MEDIUM_MAX)
+	if (!(out.flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)) ||
+	    out.len > VNET_MEDIUM_MAX)
 		out.len = 0;
 
 	ridx = src->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
@@ -191,6 +195,9 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	ridx = dst->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
 	if (out.flags & VNET_DESC_MEDIUM)
 		vnet_fw_copy_payload(dst, rq, ridx, src, q, sidx, out.len);
+	else if (out.flags & VNET_DESC_XFER)
+		fw_memcpy(dst->seg + out.offset,
+			  src->staging + VNET_STAGING_SLOT(q, sidx), out.len);
 	fw_memcpy(vnet_fw_recv_slot(dst, dframe, rq), &out, sizeof(out));
 	vnet_fw_recv_publish(dst, dframe, rq);
 
@@ -240,6 +247,11 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 	}
 	if (q == VNET_Q_REQ_SEND && !vnet_fw_tag_accepts(dst->tag, rt.tag)) {
 		reason = VNET_RET_BAD_TAG;
+		goto give_back;
+	}
+	if ((d.flags & VNET_DESC_XFER) &&
+	    !vnet_fw_seg_fits(dst, d.offset, d.len)) {
+		reason = VNET_RET_BAD_SEGMENT;
 		goto give_back;
 	}
 	verdict = vnet_fw_deliver_local(nic, src, q, &d, dst, &rt);

@@ -71,6 +71,8 @@ struct vnet_fw_ep {
 	/* Set by the host while the endpoint sits in a card frame, else NULL. */
 	struct vnet_frame *frame;
 	u8 *staging;			/* VNET_STAGING_SIZE bytes */
+	u8 *seg;			/* bulk transfers land here, or NULL */
+	u64 seg_len;
 	struct vnet_name name;
 	u64 tag;
 	struct vnet_fw_translation xlate[VNET_MAX_SLOTS];

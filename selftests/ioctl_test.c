@@ -182,6 +182,84 @@ TEST_F(dev, bad_ioctls)
 	EXPECT_EQ(EFAULT, errno);
 }
 
+TEST_F(dev, segment)
+{
+	struct vnet_seg seg = { .len = 1 << 20 };
+	void *mem = mmap(NULL, seg.len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct vnet_info info;
+
+	ASSERT_NE(MAP_FAILED, mem);
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_INFO, &info));
+	EXPECT_EQ(VNET_MAX_SEG_LEN, info.max_seg_len);
+	ASSERT_EQ(0, ioctl(self->fd, VNET_IOC_EP_CREATE, &self->req));
+
+	seg.addr = (uintptr_t)mem + 100;
+	seg.len = 4096 * 3;
+	EXPECT_EQ(0, ioctl(self->fd, VNET_IOC_SET_SEG, &seg));
+	seg.len = VNET_MAX_SEG_LEN + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_SET_SEG, &seg));
+	EXPECT_EQ(EINVAL, errno);
+	seg.addr = ~0ULL - 10;
+	seg.len = 100;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_SET_SEG, &seg));
+	EXPECT_EQ(EINVAL, errno);
+	seg.addr = 4096;	/* nothing mapped there */
+	seg.len = 4096;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_SET_SEG, &seg));
+	EXPECT_EQ(EFAULT, errno);
+	seg.len = 0;
+	EXPECT_EQ(0, ioctl(self->fd, VNET_IOC_SET_SEG, &seg));
+	munmap(mem, 1 << 20);
+}
+
+TEST(xfer_into_segment)
+{
+	struct vnet_endpoint a, b;
+	static uint8_t seg[20000];
+	struct vnet_seg s = { (uintptr_t)seg, sizeof(seg) };
+	uint8_t payload[VNET_MEDIUM_MAX];
+	struct vnet_desc d = vnet_short(3, 0, 1, 2);
+	const struct vnet_desc *got = NULL;
+	double deadline = vnet_now() + 10;
+	unsigned int i;
+
+	ASSERT_EQ(0, vnet_endpoint_open(&a, 0));
+	ASSERT_EQ(0, vnet_endpoint_open(&b, 0));
+	ASSERT_EQ(0, vnet_endpoint_set_tag(&b, TEST_TAG));
+	ASSERT_EQ(0, ioctl(b.fd, VNET_IOC_SET_SEG, &s));
+	ASSERT_EQ(0, vnet_endpoint_map(&a, 0, b.name, TEST_TAG));
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = i * 7;
+
+	d.flags = VNET_DESC_XFER;
+	d.offset = 10000;
+	d.len = sizeof(payload);
+	ASSERT_EQ(0, vnet_endpoint_post(&a, VNET_Q_REQ_SEND, &d, payload,
+					sizeof(payload)));
+	d.offset = sizeof(seg) - 100;	/* runs off the end */
+	ASSERT_EQ(0, vnet_endpoint_post(&a, VNET_Q_REQ_SEND, &d, payload,
+					sizeof(payload)));
+
+	while (!(got = vnet_endpoint_peek(&b, VNET_Q_REQ_RECV)) &&
+	       vnet_now() < deadline)
+		vnet_endpoint_wait(&b, 100);
+	ASSERT_NE(NULL, got);
+	EXPECT_TRUE(got->flags & VNET_DESC_XFER);
+	EXPECT_EQ(10000, got->offset);
+	EXPECT_EQ(0, memcmp(seg + 10000, payload, sizeof(payload)));
+	EXPECT_EQ(0, seg[9999]);
+	EXPECT_EQ(0, seg[10000 + sizeof(payload)]);
+
+	while (!(got = vnet_endpoint_peek(&a, VNET_Q_REP_RECV)) &&
+	       vnet_now() < deadline)
+		vnet_endpoint_wait(&a, 100);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_SEGMENT, got->status);
+	vnet_endpoint_close(&a);
+	vnet_endpoint_close(&b);
+}
+
 FIXTURE(bad_mmap) {
 	int fd;
 	struct vnet_ep_create req;

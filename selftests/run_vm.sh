@@ -54,7 +54,7 @@ exec 3>&-
 check $? kernel_log_clean
 
 # With every endpoint closed, the only vmalloc area left is the card memory.
-! grep -E 'vnet_ep_create|remap_vmalloc' /proc/vmallocinfo >&2
+! grep -E 'vnet_ep_create|vnet_seg_pin|remap_vmalloc' /proc/vmallocinfo >&2
 check $? no_endpoint_memory_left
 
 rmmod vnet

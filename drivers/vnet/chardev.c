@@ -139,6 +139,7 @@ static long vnet_ioctl_info(void __user *arg)
 		.queue_depth = VNET_QUEUE_DEPTH,
 		.max_slots = VNET_MAX_SLOTS,
 		.medium_max = VNET_MEDIUM_MAX,
+		.max_seg_len = VNET_MAX_SEG_LEN,
 	};
 	struct vnet_nic *nic;
 
@@ -243,6 +244,7 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 			  void __user *arg)
 {
 	struct vnet_map map;
+	struct vnet_seg seg;
 	u64 tag;
 	u32 slot;
 
@@ -266,6 +268,10 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 		return 0;
 	case VNET_IOC_EP_STAT:
 		return vnet_ioctl_ep_stat(ep, arg);
+	case VNET_IOC_SET_SEG:
+		if (copy_from_user(&seg, arg, sizeof(seg)))
+			return -EFAULT;
+		return vnet_ep_set_seg(ep, seg.addr, seg.len);
 	}
 	return -ENOTTY;
 }
@@ -287,6 +293,7 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case VNET_IOC_UNMAP:
 	case VNET_IOC_KICK:
 	case VNET_IOC_EP_STAT:
+	case VNET_IOC_SET_SEG:
 		ep = READ_ONCE(file->private_data);
 		if (!ep)
 			return -EINVAL;	/* no EP_CREATE on this file yet */

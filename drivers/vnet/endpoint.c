@@ -119,6 +119,7 @@ void vnet_ep_destroy(struct vnet_ep *ep)
 	vnet_ep_evict_for_close(ep);
 	if (cancel_work_sync(&ep->fault_work))
 		kobject_put(&ep->kobj);
+	vnet_ep_drop_seg(ep);
 
 	kobject_del(&ep->kobj);
 	kobject_put(&ep->kobj);

@@ -44,7 +44,8 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(VNET_STAGING_SIZE > VNET_MMAP_STAGING);
 	BUILD_BUG_ON(VNET_MMAP_STAGING + VNET_STAGING_SIZE > VNET_MMAP_STRIDE);
 	BUILD_BUG_ON(!is_power_of_2(VNET_QUEUE_DEPTH));
-	BUILD_BUG_ON(sizeof(struct vnet_info) != 32);
+	BUILD_BUG_ON(sizeof(struct vnet_info) != 40);
+	BUILD_BUG_ON(sizeof(struct vnet_seg) != 16);
 	BUILD_BUG_ON(sizeof(struct vnet_nic_info) != 40);
 	BUILD_BUG_ON(sizeof(struct vnet_ep_create) != 40);
 	BUILD_BUG_ON(sizeof(struct vnet_map) != 24);

@@ -107,6 +107,7 @@ struct vnet_ep {
 
 	wait_queue_head_t poll_wq;
 	struct work_struct fault_work;
+	struct vnet_seg_pin *seg;	/* nic->fw_lock */
 
 	struct vnet_fw_ep fw;		/* translations and tag: nic->fw_lock */
 };
@@ -140,6 +141,10 @@ int vnet_ep_set_tag(struct vnet_ep *ep, u64 tag);
 int vnet_ep_map(struct vnet_ep *ep, u32 slot, struct vnet_name name, u64 tag);
 int vnet_ep_unmap(struct vnet_ep *ep, u32 slot);
 bool vnet_ep_readable(struct vnet_ep *ep);
+
+/* segment.c */
+int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len);
+void vnet_ep_drop_seg(struct vnet_ep *ep);
 
 /* chardev.c */
 int vnet_chardev_init(void);

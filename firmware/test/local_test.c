@@ -305,6 +305,54 @@ TEST_F(nic, medium_payload_sizes)
 	}
 }
 
+TEST_F(nic, xfer_lands_in_segment_bounds_checked)
+{
+	static u8 seg[3000], buf[VNET_MEDIUM_MAX];
+	struct {
+		u64 offset;
+		u32 len;
+		bool fits;
+	} cases[] = {
+		{ 0, 100, true }, { 2900, 100, true }, { 2901, 100, false },
+		{ 0, 3000, true }, { 0, 3001, false }, { 3000, 0, true },
+		{ 3001, 0, false }, { ~0ULL - 10, 100, false },
+	};
+	unsigned int i, j;
+
+	self->sim.ep[1].fw.seg = seg;
+	self->sim.ep[1].fw.seg_len = sizeof(seg);
+	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct vnet_desc d = request(0, 1, i);
+		const struct vnet_desc *got;
+
+		d.flags = VNET_DESC_XFER;
+		d.offset = cases[i].offset;
+		d.len = cases[i].len;
+		for (j = 0; j < d.len; j++)
+			buf[j] = (u8)(i * 13 + j);
+		memset(seg, 0, sizeof(seg));
+		ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, buf));
+		sim_run(&self->sim, 10);
+		if (cases[i].fits) {
+			got = sim_peek(&self->sim, 1, VNET_Q_REQ_RECV);
+			ASSERT_NE(NULL, got);
+			EXPECT_TRUE(got->flags & VNET_DESC_XFER);
+			EXPECT_EQ(cases[i].offset, got->offset);
+			EXPECT_EQ(cases[i].len, got->len);
+			EXPECT_EQ(0, memcmp(seg + d.offset, buf, d.len));
+			sim_consume(&self->sim, 1, VNET_Q_REQ_RECV);
+		} else {
+			got = sim_peek(&self->sim, 0, VNET_Q_REP_RECV);
+			ASSERT_NE(NULL, got);
+			EXPECT_EQ(VNET_RET_BAD_SEGMENT, got->status);
+			sim_consume(&self->sim, 0, VNET_Q_REP_RECV);
+			for (j = 0; j < sizeof(seg); j++)
+				ASSERT_EQ(0, seg[j]);
+		}
+	}
+}
+
 TEST_F(nic, full_receive_queue_holds_not_drops)
 {
 	struct vnet_desc d = request(0, 1, 0);

@@ -23,6 +23,7 @@
 #define VNET_MAX_SLOTS		256	/* translation table entries */
 #define VNET_MEDIUM_MAX		8192	/* bytes of a medium payload */
 #define VNET_MAX_NIC_ID		65535
+#define VNET_MAX_SEG_LEN	(256ULL << 20)	/* bytes of a bulk segment */
 
 /* A tag of VNET_TAG_NONE accepts nothing, VNET_TAG_ANY accepts every tag. */
 #define VNET_TAG_NONE		0ULL
@@ -51,13 +52,14 @@ enum vnet_return_reason {
 	VNET_RET_BAD_DESC,	/* malformed descriptor */
 	VNET_RET_BAD_TOKEN,	/* reply to no (or an already answered) request */
 	VNET_RET_UNREACHABLE,	/* destination NIC never answered */
-	VNET_RET_BAD_SEGMENT,	/* bulk transfer outside the segment */
+	VNET_RET_BAD_SEGMENT,	/* bulk transfer outside the peer's segment */
 	VNET_RET_NR,
 };
 
 /* vnet_desc.flags */
 #define VNET_DESC_MEDIUM	0x01	/* payload in the entry's staging slot */
 #define VNET_DESC_XFER		0x02	/* payload lands in the peer's segment */
+						/* at offset, not in staging */
 #define VNET_DESC_RETURNED	0x04	/* set by the firmware: returned message */
 #define VNET_DESC_USER_FLAGS	(VNET_DESC_MEDIUM | VNET_DESC_XFER)
 
@@ -138,6 +140,7 @@ struct vnet_info {
 	__u32 max_slots;
 	__u32 medium_max;
 	__u32 __pad;
+	__u64 max_seg_len;
 };
 
 struct vnet_nic_info {
@@ -165,6 +168,15 @@ struct vnet_map {
 	__u32 __pad;
 	struct vnet_name name;
 	__u64 tag;
+};
+
+/*
+ * The endpoint's segment: user memory that bulk (XFER) messages land in.  It
+ * is pinned while registered; len 0 unregisters it.
+ */
+struct vnet_seg {
+	__u64 addr;
+	__u64 len;
 };
 
 enum vnet_ep_state {
@@ -196,5 +208,6 @@ struct vnet_ep_stat {
 #define VNET_IOC_UNMAP		_IOW(VNET_IOC_MAGIC, 0x05, __u32)
 #define VNET_IOC_KICK		_IO(VNET_IOC_MAGIC, 0x06)
 #define VNET_IOC_EP_STAT	_IOR(VNET_IOC_MAGIC, 0x07, struct vnet_ep_stat)
+#define VNET_IOC_SET_SEG	_IOW(VNET_IOC_MAGIC, 0x08, struct vnet_seg)
 
 #endif /* _UAPI_LINUX_VNET_H */

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An endpoint's segment: the user memory bulk (XFER) messages land in.  The
+ * firmware writes it from its own thread, so the pages are pinned for as
+ * long as the segment is registered (charged to the owner's locked-memory
+ * limit, as RDMA memory registrations are) and mapped into one contiguous
+ * kernel range.
+ */
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "vnet.h"
+
+struct vnet_seg_pin {
+	struct mm_struct *mm;
+	struct page **pages;
+	unsigned long npages;
+	void *kaddr;			/* vmap of pages */
+};
+
+static void vnet_seg_release(struct vnet_seg_pin *pin)
+{
+	if (!pin)
+		return;
+	vunmap(pin->kaddr);
+	unpin_user_pages_dirty_lock(pin->pages, pin->npages, true);
+	account_locked_vm(pin->mm, pin->npages, false);
+	mmdrop(pin->mm);
+	kvfree(pin->pages);
+	kfree(pin);
+}
+
+static struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len)
+{
+	unsigned long first = addr >> PAGE_SHIFT;
+	unsigned long last = (addr + len - 1) >> PAGE_SHIFT;
+	struct vnet_seg_pin *pin;
+	long pinned;
+	int err;
+
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	if (!pin)
+		return ERR_PTR(-ENOMEM);
+	pin->npages = last - first + 1;
+	pin->pages = kvcalloc(pin->npages, sizeof(*pin->pages), GFP_KERNEL);
+	if (!pin->pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+
+	pin->mm = current->mm;
+	mmgrab(pin->mm);
+	err = account_locked_vm(pin->mm, pin->npages, true);
+	if (err)
+		goto err_mm;
+
+	pinned = pin_user_pages_fast(first << PAGE_SHIFT, pin->npages,
+				     FOLL_WRITE | FOLL_LONGTERM, pin->pages);
+	if (pinned != pin->npages) {
+		if (pinned > 0)
+			unpin_user_pages(pin->pages, pinned);
+		err = pinned < 0 ? pinned : -EFAULT;
+		goto err_account;
+	}
+
+	pin->kaddr = vmap(pin->pages, pin->npages, VM_MAP, PAGE_KERNEL);
+	if (!pin->kaddr) {
+		unpin_user_pages(pin->pages, pin->npages);
+		err = -ENOMEM;
+		goto err_account;
+	}
+	return pin;
+
+err_account:
+	account_locked_vm(pin->mm, pin->npages, false);
+err_mm:
+	mmdrop(pin->mm);
+	kvfree(pin->pages);
+err_free:
+	kfree(pin);
+	return ERR_PTR(err);
+}
+
+/*
+ * Register [addr, addr + len) as @ep's segment, replacing any earlier one;
+ * len 0 unregisters.  The firmware sees the change between two rounds.
+ */
+int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
+{
+	struct vnet_seg_pin *pin = NULL, *old;
+	struct vnet_nic *nic = ep->nic;
+
+	if (len > VNET_MAX_SEG_LEN || addr + len < addr)
+		return -EINVAL;
+	if (len) {
+		if (!current->mm)
+			return -EINVAL;
+		pin = vnet_seg_pin(addr, len);
+		if (IS_ERR(pin))
+			return PTR_ERR(pin);
+	}
+
+	mutex_lock(&nic->fw_lock);
+	old = ep->seg;
+	ep->seg = pin;
+	ep->fw.seg = pin ? (u8 *)pin->kaddr + offset_in_page(addr) : NULL;
+	ep->fw.seg_len = len;
+	mutex_unlock(&nic->fw_lock);
+
+	vnet_seg_release(old);
+	return 0;
+}
+
+/* The endpoint is going away and the firmware is fenced off it. */
+void vnet_ep_drop_seg(struct vnet_ep *ep)
+{
+	vnet_seg_release(ep->seg);
+	ep->seg = NULL;
+	ep->fw.seg = NULL;
+	ep->fw.seg_len = 0;
+}
