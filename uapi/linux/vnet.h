@@ -61,7 +61,10 @@ enum vnet_return_reason {
 #define VNET_DESC_XFER		0x02	/* payload lands in the peer's segment */
 						/* at offset, not in staging */
 #define VNET_DESC_RETURNED	0x04	/* set by the firmware: returned message */
-#define VNET_DESC_USER_FLAGS	(VNET_DESC_MEDIUM | VNET_DESC_XFER)
+#define VNET_DESC_CREDIT	0x08	/* a reply that only hands back a */
+					/* request credit: run no handler */
+#define VNET_DESC_USER_FLAGS	(VNET_DESC_MEDIUM | VNET_DESC_XFER | \
+				 VNET_DESC_CREDIT)
 
 /*
  * One queue entry.  On send the user fills handler, nargs, flags, args, and
