@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Moving one message: check the descriptor the user wrote, find where it
- * goes, and either write it into the destination's receive queue, hold it
- * for a busy destination, or hand it back to its sender with a reason.
+ * goes, and either write it into a destination on this NIC, hand it to the
+ * transport for another NIC, hold it for a busy destination, or give it
+ * back to its sender with a reason.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -19,24 +20,26 @@ static bool vnet_fw_reserved_clear(const struct vnet_desc *d)
 	return true;
 }
 
+/* Checks shared by descriptors from user space and messages off the wire. */
+enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len)
+{
+	if (nargs > VNET_MAX_ARGS || (flags & ~VNET_DESC_USER_FLAGS))
+		return VNET_RET_BAD_DESC;
+	if ((flags & VNET_DESC_XFER) && (flags & VNET_DESC_MEDIUM))
+		return VNET_RET_BAD_DESC;
+	if (flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER))
+		return len > VNET_MEDIUM_MAX ? VNET_RET_BAD_DESC : VNET_RET_NONE;
+	return len ? VNET_RET_BAD_DESC : VNET_RET_NONE;
+}
+
 static enum vnet_return_reason vnet_fw_check_desc(const struct vnet_desc *d,
 						  unsigned int q)
 {
-	if (d->nargs > VNET_MAX_ARGS || !vnet_fw_reserved_clear(d))
+	if (!vnet_fw_reserved_clear(d))
 		return VNET_RET_BAD_DESC;
-	if (d->flags & ~VNET_DESC_USER_FLAGS)
-		return VNET_RET_BAD_DESC;
-	if ((d->flags & VNET_DESC_XFER) && (d->flags & VNET_DESC_MEDIUM))
-		return VNET_RET_BAD_DESC;
-	if (d->flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)) {
-		if (d->len > VNET_MEDIUM_MAX)
-			return VNET_RET_BAD_DESC;
-	} else if (d->len) {
-		return VNET_RET_BAD_DESC;
-	}
 	if (q == VNET_Q_REQ_SEND && d->slot >= VNET_MAX_SLOTS)
 		return VNET_RET_BAD_DESC;
-	return VNET_RET_NONE;
+	return vnet_fw_check_msg(d->flags, d->nargs, d->len);
 }
 
 /* Where a request goes: through the sender's translation table. */
@@ -69,54 +72,82 @@ static enum vnet_return_reason vnet_fw_route_reply(struct vnet_fw_ep *src,
 	return VNET_RET_NONE;
 }
 
-static bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag)
+bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag)
 {
 	if (ep_tag == VNET_TAG_NONE)
 		return false;
 	return ep_tag == VNET_TAG_ANY || ep_tag == msg_tag;
 }
 
-static void vnet_fw_copy_payload(struct vnet_fw_ep *dst, unsigned int dq,
-				 u32 didx, const struct vnet_fw_ep *src,
-				 unsigned int sq, u32 sidx, u32 len)
-{
-	if (!len)
-		return;
-	fw_memcpy(dst->staging + VNET_STAGING_SLOT(dq, didx),
-		  src->staging + VNET_STAGING_SLOT(sq, sidx), len);
-}
-
 /* Does [offset, offset + len) fit in @dst's segment?  Overflow-safe. */
-static bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset, u32 len)
+bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset, u32 len)
 {
 	return dst->seg && offset <= dst->seg_len && len <= dst->seg_len - offset;
 }
 
-static void vnet_fw_fill_desc(struct vnet_desc *out, const struct vnet_desc *d)
+/*
+ * Write @msg into receive queue @rq of @dst: the payload into the entry's
+ * staging slot (medium) or the segment (XFER, already bounds-checked), a
+ * reply token for a request.  @msg's peer and tag are already filled in.
+ */
+enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
+				   struct vnet_fw_ep *dst, unsigned int rq,
+				   const struct vnet_desc *msg,
+				   const u8 *payload)
 {
-	unsigned int nargs = d->nargs < VNET_MAX_ARGS ? d->nargs : VNET_MAX_ARGS;
+	struct vnet_frame *frame = fw_read_once(dst->frame);
+	struct vnet_desc *slot;
+	int room;
+	u32 ridx;
 
-	fw_memset(out, 0, sizeof(*out));
-	out->handler = d->handler;
-	out->nargs = nargs;
-	out->flags = d->flags & VNET_DESC_USER_FLAGS;
-	out->len = d->len;
-	out->offset = d->offset;
-	fw_memcpy(out->args, d->args, nargs * sizeof(out->args[0]));
+	if (!frame || fw_read_once(dst->moving)) {
+		nic->ops->request_fault(nic->ctx, dst);
+		return VNET_FW_AWAY;
+	}
+	room = vnet_fw_recv_room(dst, frame, rq);
+	if (!room)
+		return VNET_FW_FULL;
+
+	ridx = dst->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
+	if (msg->flags & VNET_DESC_MEDIUM)
+		fw_memcpy(dst->staging + VNET_STAGING_SLOT(rq, ridx), payload,
+			  msg->len);
+	else if (msg->flags & VNET_DESC_XFER)
+		fw_memcpy(dst->seg + msg->offset, payload, msg->len);
+
+	slot = vnet_fw_recv_slot(dst, frame, rq);
+	fw_memcpy(slot, msg, sizeof(*msg));
+	if (rq == VNET_Q_REQ_RECV) {
+		u32 serial = dst->token_serial++;
+		struct vnet_fw_token *t = &dst->token[serial % VNET_FW_TOKENS];
+
+		t->peer = msg->peer;
+		t->tag = msg->tag;
+		t->serial = serial;
+		t->valid = true;
+		slot->token = serial;
+	}
+	vnet_fw_recv_publish(dst, frame, rq);
+
+	dst->stats.received++;
+	dst->referenced = true;
+	if (room == VNET_QUEUE_DEPTH)
+		nic->ops->notify_recv(nic->ctx, dst);
+	return VNET_FW_ACCEPTED;
 }
 
 /*
- * Hand the head of send queue @q back to its sender on the reply receive
- * queue.  A sender whose own reply queue index is bogus loses the message:
- * there is nowhere sane to put it, and it only hurts itself.
+ * Hand @msg back to @src on its reply receive queue, marked returned with
+ * @reason.  A sender whose own reply queue index is bogus loses the
+ * message: there is nowhere sane to put it, and it only hurts itself.
  */
-static enum vnet_fw_verdict
-vnet_fw_return(struct vnet_fw_ep *src, struct vnet_frame *frame,
-	       unsigned int q, const struct vnet_desc *d,
-	       enum vnet_return_reason reason, const struct vnet_fw_route *rt)
+enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_ep *src,
+				       struct vnet_frame *frame,
+				       const struct vnet_desc *msg,
+				       enum vnet_return_reason reason,
+				       const u8 *payload)
 {
 	const unsigned int rq = VNET_Q_REP_RECV;
-	u32 sidx = src->send_cons[q] & VNET_QUEUE_MASK;
 	struct vnet_desc out;
 	u32 ridx;
 
@@ -128,21 +159,17 @@ vnet_fw_return(struct vnet_fw_ep *src, struct vnet_frame *frame,
 		return VNET_FW_HOLD;
 	}
 
-	vnet_fw_fill_desc(&out, d);
+	out = *msg;
 	out.flags |= VNET_DESC_RETURNED;
 	out.status = reason;
-	out.slot = d->slot;
-	out.token = d->token;
-	if (rt) {
-		out.peer = rt->dest;
-		out.tag = rt->tag;
-	}
 	if (!(out.flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)) ||
-	    out.len > VNET_MEDIUM_MAX)
+	    out.len > VNET_MEDIUM_MAX || !payload)
 		out.len = 0;
 
 	ridx = src->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
-	vnet_fw_copy_payload(src, rq, ridx, src, q, sidx, out.len);
+	if (out.len)
+		fw_memcpy(src->staging + VNET_STAGING_SLOT(rq, ridx), payload,
+			  out.len);
 	fw_memcpy(vnet_fw_recv_slot(src, frame, rq), &out, sizeof(out));
 	vnet_fw_recv_publish(src, frame, rq);
 
@@ -152,61 +179,51 @@ vnet_fw_return(struct vnet_fw_ep *src, struct vnet_frame *frame,
 	return VNET_FW_DONE;
 }
 
-/* Write a checked message into a resident destination, or hold it. */
-static enum vnet_fw_verdict
+/* The message as its receiver (or, returned, its sender) will see it. */
+static void vnet_fw_fill_desc(struct vnet_desc *out, const struct vnet_desc *d,
+			      unsigned int q)
+{
+	unsigned int nargs = d->nargs < VNET_MAX_ARGS ? d->nargs : VNET_MAX_ARGS;
+
+	fw_memset(out, 0, sizeof(*out));
+	out->handler = d->handler;
+	out->nargs = nargs;
+	out->flags = d->flags & VNET_DESC_USER_FLAGS;
+	out->len = d->len;
+	out->offset = d->offset;
+	if (q == VNET_Q_REQ_SEND)
+		out->slot = d->slot;
+	else
+		out->token = d->token;
+	fw_memcpy(out->args, d->args, nargs * sizeof(out->args[0]));
+}
+
+static enum vnet_return_reason
 vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
-		      unsigned int q, const struct vnet_desc *d,
-		      struct vnet_fw_ep *dst, const struct vnet_fw_route *rt)
+		      unsigned int q, const struct vnet_desc *msg,
+		      const u8 *payload)
 {
 	unsigned int rq = q == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 						 VNET_Q_REP_RECV;
-	u32 sidx = src->send_cons[q] & VNET_QUEUE_MASK;
-	struct vnet_frame *dframe = fw_read_once(dst->frame);
-	struct vnet_desc out;
-	int room;
-	u32 ridx;
+	struct vnet_fw_ep *dst = nic->ops->lookup(nic->ctx, msg->peer.ep);
+	struct vnet_desc in = *msg;
 
-	/* A sender waiting on its destination is busy, not idle. */
-	src->referenced = true;
-	if (!dframe) {
-		nic->ops->request_fault(nic->ctx, dst);
-		return VNET_FW_HOLD;
-	}
-	room = vnet_fw_recv_room(dst, dframe, rq);
-	if (!room)
-		return VNET_FW_HOLD;
+	if (!dst)
+		return VNET_RET_NO_ENDPOINT;
+	if (q == VNET_Q_REQ_SEND && !vnet_fw_tag_accepts(dst->tag, msg->tag))
+		return VNET_RET_BAD_TAG;
+	if ((msg->flags & VNET_DESC_XFER) &&
+	    !vnet_fw_seg_fits(dst, msg->offset, msg->len))
+		return VNET_RET_BAD_SEGMENT;
 
-	vnet_fw_fill_desc(&out, d);
-	out.peer = src->name;
-	out.tag = rt->tag;
-	if (q == VNET_Q_REQ_SEND) {
-		struct vnet_fw_token *t;
-
-		out.token = dst->token_serial++;
-		t = &dst->token[out.token % VNET_FW_TOKENS];
-		t->peer = src->name;
-		t->tag = rt->tag;
-		t->serial = out.token;
-		t->valid = true;
-	} else {
-		rt->token->valid = false;
-	}
-
-	ridx = dst->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
-	if (out.flags & VNET_DESC_MEDIUM)
-		vnet_fw_copy_payload(dst, rq, ridx, src, q, sidx, out.len);
-	else if (out.flags & VNET_DESC_XFER)
-		fw_memcpy(dst->seg + out.offset,
-			  src->staging + VNET_STAGING_SLOT(q, sidx), out.len);
-	fw_memcpy(vnet_fw_recv_slot(dst, dframe, rq), &out, sizeof(out));
-	vnet_fw_recv_publish(dst, dframe, rq);
-
+	/* The receiver sees where the message came from, not where it went. */
+	in.peer = src->name;
+	in.slot = 0;
+	in.token = 0;
+	if (vnet_fw_accept(nic, dst, rq, &in, payload) != VNET_FW_ACCEPTED)
+		return VNET_FW_HELD;
 	src->stats.sent++;
-	dst->stats.received++;
-	dst->referenced = true;
-	if (room == VNET_QUEUE_DEPTH)
-		nic->ops->notify_recv(nic->ctx, dst);
-	return VNET_FW_DONE;
+	return VNET_RET_NONE;
 }
 
 /*
@@ -219,55 +236,44 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 				       unsigned int q)
 {
 	u32 sidx = src->send_cons[q] & VNET_QUEUE_MASK;
+	const u8 *payload = src->staging + VNET_STAGING_SLOT(q, sidx);
 	enum vnet_return_reason reason;
 	enum vnet_fw_verdict verdict;
-	struct vnet_fw_route rt;
-	struct vnet_fw_ep *dst;
-	struct vnet_desc d;
+	struct vnet_fw_route rt = {};
+	struct vnet_desc d, msg;
 
 	/* One snapshot: the user may rewrite the entry while we look. */
 	fw_memcpy(&d, &frame->queue[q][sidx], sizeof(d));
+	vnet_fw_fill_desc(&msg, &d, q);
+
+	/* A sender waiting on its destination is busy, not idle. */
+	src->referenced = true;
 
 	reason = vnet_fw_check_desc(&d, q);
-	if (reason)
-		goto give_back_unrouted;
-	reason = q == VNET_Q_REQ_SEND ? vnet_fw_route_request(src, &d, &rt) :
-					vnet_fw_route_reply(src, &d, &rt);
-	if (reason)
-		goto give_back_unrouted;
+	if (!reason)
+		reason = q == VNET_Q_REQ_SEND ?
+			 vnet_fw_route_request(src, &d, &rt) :
+			 vnet_fw_route_reply(src, &d, &rt);
+	if (!reason) {
+		msg.peer = rt.dest;
+		msg.tag = rt.tag;
+		if (rt.dest.nic == nic->nic_id)
+			reason = vnet_fw_deliver_local(nic, src, q, &msg,
+						       payload);
+		else
+			reason = vnet_fw_send_remote(nic, src, &msg, q,
+						     payload);
+		if (reason == VNET_FW_HELD)
+			return VNET_FW_HOLD;
+	}
 
-	if (rt.dest.nic != nic->nic_id) {
-		reason = VNET_RET_UNREACHABLE;
-		goto give_back;
-	}
-	dst = nic->ops->lookup(nic->ctx, rt.dest.ep);
-	if (!dst) {
-		reason = VNET_RET_NO_ENDPOINT;
-		goto give_back;
-	}
-	if (q == VNET_Q_REQ_SEND && !vnet_fw_tag_accepts(dst->tag, rt.tag)) {
-		reason = VNET_RET_BAD_TAG;
-		goto give_back;
-	}
-	if ((d.flags & VNET_DESC_XFER) &&
-	    !vnet_fw_seg_fits(dst, d.offset, d.len)) {
-		reason = VNET_RET_BAD_SEGMENT;
-		goto give_back;
-	}
-	verdict = vnet_fw_deliver_local(nic, src, q, &d, dst, &rt);
-	if (verdict == VNET_FW_DONE)
+	verdict = reason ? vnet_fw_give_back(src, frame, &msg, reason, payload) :
+			   VNET_FW_DONE;
+	if (verdict == VNET_FW_DONE) {
+		/* A reply that left, or came back, has used its token. */
+		if (rt.token)
+			rt.token->valid = false;
 		vnet_fw_send_consume(src, frame, q);
-	return verdict;
-
-give_back:
-	verdict = vnet_fw_return(src, frame, q, &d, reason, &rt);
-	if (verdict == VNET_FW_DONE && rt.token)
-		rt.token->valid = false;
-	goto consume;
-give_back_unrouted:
-	verdict = vnet_fw_return(src, frame, q, &d, reason, NULL);
-consume:
-	if (verdict == VNET_FW_DONE)
-		vnet_fw_send_consume(src, frame, q);
+	}
 	return verdict;
 }

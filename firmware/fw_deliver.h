@@ -6,9 +6,19 @@
 #include "vnet_fw.h"
 
 enum vnet_fw_verdict {
-	VNET_FW_DONE,		/* delivered or returned: the entry is consumed */
+	VNET_FW_DONE,		/* delivered, sent or returned: entry consumed */
 	VNET_FW_HOLD,		/* destination busy: retry the same entry later */
 };
+
+/* Can a destination take a message right now? */
+enum vnet_fw_accept {
+	VNET_FW_ACCEPTED,
+	VNET_FW_FULL,		/* its receive queue has no room */
+	VNET_FW_AWAY,		/* not resident, or being moved */
+};
+
+/* Not a reason: the message stays at the head of its queue for now. */
+#define VNET_FW_HELD		VNET_RET_NR
 
 struct vnet_fw_route {
 	struct vnet_name dest;
@@ -16,9 +26,29 @@ struct vnet_fw_route {
 	struct vnet_fw_token *token;	/* the request a reply answers */
 };
 
+enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len);
+bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag);
+bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset, u32 len);
+
+enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
+				   struct vnet_fw_ep *dst, unsigned int rq,
+				   const struct vnet_desc *msg,
+				   const u8 *payload);
+enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_ep *src,
+				       struct vnet_frame *frame,
+				       const struct vnet_desc *msg,
+				       enum vnet_return_reason reason,
+				       const u8 *payload);
+
 enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 				       struct vnet_fw_ep *src,
 				       struct vnet_frame *frame,
 				       unsigned int q);
+
+/* transport.c */
+enum vnet_return_reason vnet_fw_send_remote(struct vnet_fw_nic *nic,
+					    struct vnet_fw_ep *src,
+					    const struct vnet_desc *msg,
+					    unsigned int q, const u8 *payload);
 
 #endif /* _VNET_FW_DELIVER_H */

@@ -51,11 +51,12 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 	return moved;
 }
 
-struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic)
+struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 {
-	struct vnet_fw_round round = { 0, false };
+	struct vnet_fw_round round = { 0, false, false };
 	u32 i;
 
+	vnet_fw_timer(nic, now);
 	for (i = 0; i < nic->nframes; i++) {
 		u32 f = (nic->rr_next + i) % nic->nframes;
 		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
@@ -70,6 +71,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic)
 	}
 	nic->rr_next = (nic->rr_next + 1) % nic->nframes;
 	nic->held = round.held;
+	round.timer = nic->nactive > 0;
 	return round;
 }
 

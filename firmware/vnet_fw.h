@@ -16,6 +16,7 @@
 
 #include "vnet_fw_env.h"
 #include "linux/vnet.h"
+#include "wire.h"
 
 struct vnet_fw_ep;
 
@@ -30,6 +31,14 @@ struct vnet_fw_ops {
 	void (*request_fault)(void *ctx, struct vnet_fw_ep *ep);
 	/* A receive queue of @ep went from empty to non-empty. */
 	void (*notify_recv)(void *ctx, struct vnet_fw_ep *ep);
+	/*
+	 * Put a packet on the wire to peer slot @peer: @hdr_len bytes of
+	 * header then @len of payload.  May drop it; the firmware retries.
+	 */
+	void (*transmit)(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
+			 const void *payload, u32 len);
+	/* Every message @ep has in flight is now resolved (flush rule). */
+	void (*notify_flushed)(void *ctx, struct vnet_fw_ep *ep);
 };
 
 struct vnet_fw_translation {
@@ -85,7 +94,74 @@ struct vnet_fw_ep {
 	u32 token_serial;
 
 	bool referenced;		/* did work since the host last looked */
+	/*
+	 * Set by the host while it evicts the endpoint: nothing is delivered
+	 * into it and its NACKed messages are not retransmitted, so its
+	 * unresolved count can reach zero.
+	 */
+	bool moving;
+	/* Messages on the wire with no ACK nor latest NACK yet. */
+	u32 unresolved;
 	struct vnet_fw_ep_stats stats;
+};
+
+enum vnet_fw_chan_state {
+	VNET_CHAN_FREE,
+	VNET_CHAN_INFLIGHT,		/* sent, waiting for an ACK */
+	VNET_CHAN_RETURNING,		/* to be written back to its sender */
+};
+
+/*
+ * One logical channel to a peer, stop-and-wait: the message in flight, kept
+ * for retransmission.  It counts as unresolved for its sender while in
+ * flight without a NACK of its latest transmission.
+ */
+struct vnet_fw_send_chan {
+	struct vnet_desc msg;		/* as the sender's firmware checked it */
+	u8 *payload;			/* pool buffer, or NULL */
+	struct vnet_fw_ep *src;		/* NULL once its owner closed */
+	u32 src_ep;			/* its index, for retransmissions */
+	u64 sent_at;			/* time of the latest transmission */
+	u32 seq;
+	u32 stamp;			/* of the latest transmission */
+	u16 retries;			/* transmissions with no ACK or NACK */
+	u8 state;			/* enum vnet_fw_chan_state */
+	u8 queue;			/* VNET_Q_REQ_SEND or VNET_Q_REP_SEND */
+	u8 reason;			/* RETURNING: why */
+	bool nacked;			/* the latest transmission was NACKed */
+	bool counted;			/* in src->unresolved */
+	bool sync;			/* receiver must take seq as its new start */
+};
+
+struct vnet_fw_recv_chan {
+	u32 boot_id;			/* of the sender's incarnation */
+	u32 expected;			/* next sequence number to deliver */
+	u8 last_status;			/* what we ACKed expected - 1 with */
+	bool valid;
+};
+
+struct vnet_fw_peer {
+	u32 nic_id;
+	bool valid;
+	u32 unacked;			/* channels not free */
+	u32 active_pos;			/* in nic->active while unacked */
+	struct vnet_fw_send_chan *tx;	/* nic->nchannels each */
+	struct vnet_fw_recv_chan *rx;
+};
+
+struct vnet_fw_nic_stats {
+	u64 tx_data;
+	u64 rx_data;
+	u64 tx_ack;
+	u64 rx_ack;
+	u64 tx_nack[VNET_NACK_NR];
+	u64 rx_nack[VNET_NACK_NR];
+	u64 retransmits;
+	u64 returned[VNET_RET_NR];
+	u64 bad_frames;
+	u64 duplicates;
+	u64 stale_acks;
+	u64 no_route;
 };
 
 struct vnet_fw_nic {
@@ -98,12 +174,34 @@ struct vnet_fw_nic {
 	u32 burst;			/* send attempts per visit, 2^k */
 	u32 rr_next;
 	bool held;			/* a message waits on a busy destination */
+
+	/* The transport.  Tables and buffers are allocated by the host. */
+	u32 boot_id;
+	u32 mtu;			/* largest packet the link carries */
+	u32 nchannels;			/* logical channels per peer */
+	u32 max_peers;
+	u32 max_retries;		/* transmissions before "unreachable" */
+	u64 quantum;			/* retransmission timer, in time units */
+	struct vnet_fw_peer *peers;	/* max_peers */
+	u16 *peer_of;			/* NIC id -> peer slot, VNET_FW_NO_PEER */
+	u32 *active;			/* peers with unacked channels */
+	u32 nactive;
+	u8 **pool;			/* payload buffers, VNET_MEDIUM_MAX each */
+	u32 pool_free;			/* pool[0 .. pool_free) are free */
+	u32 stamp;
+	u64 now;
+	u64 last_scan;
+	struct vnet_fw_nic_stats stats;
 };
+
+#define VNET_FW_NO_PEER		0xffff
+#define VNET_FW_MAX_PEERS	4096
 
 /* The outcome of one round over the resident endpoints. */
 struct vnet_fw_round {
 	u32 messages;
 	bool held;
+	bool timer;			/* messages on the wire: come back in a quantum */
 };
 
 void vnet_fw_ep_init(struct vnet_fw_ep *ep, struct vnet_name name,
@@ -112,11 +210,20 @@ void vnet_fw_frame_init(const struct vnet_fw_ep *ep, struct vnet_frame *frame);
 void vnet_fw_frame_restore(const struct vnet_fw_ep *ep,
 			   struct vnet_frame *frame);
 
-struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic);
+struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now);
 bool vnet_fw_arm_wakeup(struct vnet_fw_nic *nic);
 void vnet_fw_disarm_wakeup(struct vnet_fw_nic *nic);
 
 bool vnet_fw_recv_pending(const struct vnet_frame *frame);
+
+void vnet_fw_transport_init(struct vnet_fw_nic *nic);
+int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id);
+void vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id);
+void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
+		     u64 now);
+void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);
+void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep);
+void vnet_fw_fail_all(struct vnet_fw_nic *nic);
 bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 			   const struct vnet_frame *frame);
 

@@ -491,7 +491,7 @@ TEST_F(nic, weighted_round_robin_burst)
 		ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
 		ASSERT_EQ(0, sim_post(&self->sim, 2, VNET_Q_REQ_SEND, &d, NULL));
 	}
-	EXPECT_EQ(4, vnet_fw_poll(&self->sim.fw).messages);
+	EXPECT_EQ(4, vnet_fw_poll(&self->sim.fw, 0).messages);
 	EXPECT_EQ(2, self->sim.ep[1].fw.stats.received);
 	EXPECT_EQ(2, self->sim.ep[3].fw.stats.received);
 }

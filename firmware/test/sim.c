@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "sim.h"
+#include "wire_sim.h"
 
 static struct vnet_fw_ep *sim_lookup(void *ctx, u32 index)
 {
@@ -19,6 +20,13 @@ static void sim_request_fault(void *ctx, struct vnet_fw_ep *fw)
 	sim->faults_requested[fw->name.ep]++;
 }
 
+static void sim_notify_flushed(void *ctx, struct vnet_fw_ep *fw)
+{
+	struct sim_nic *sim = ctx;
+
+	sim->flushed[fw->name.ep]++;
+}
+
 static void sim_notify_recv(void *ctx, struct vnet_fw_ep *fw)
 {
 	struct sim_nic *sim = ctx;
@@ -31,14 +39,43 @@ static const struct vnet_fw_ops sim_ops = {
 	.lookup = sim_lookup,
 	.request_fault = sim_request_fault,
 	.notify_recv = sim_notify_recv,
+	.transmit = sim_transmit,
+	.notify_flushed = sim_notify_flushed,
 };
+
+static void sim_transport_init(struct sim_nic *sim, u32 max_peers)
+{
+	struct vnet_fw_nic *fw = &sim->fw;
+	u32 i;
+
+	fw->boot_id = 0x1000 + fw->nic_id;
+	fw->mtu = VNET_WIRE_MAX;
+	fw->nchannels = SIM_CHANNELS;
+	fw->max_peers = max_peers;
+	fw->max_retries = 20;
+	fw->quantum = 1000;
+	fw->peers = calloc(max_peers, sizeof(*fw->peers));
+	for (i = 0; i < max_peers; i++) {
+		fw->peers[i].tx = calloc(SIM_CHANNELS, sizeof(*fw->peers[i].tx));
+		fw->peers[i].rx = calloc(SIM_CHANNELS, sizeof(*fw->peers[i].rx));
+	}
+	fw->peer_of = calloc(65536, sizeof(*fw->peer_of));
+	fw->active = calloc(max_peers, sizeof(*fw->active));
+	fw->pool = calloc(SIM_POOL, sizeof(*fw->pool));
+	for (i = 0; i < SIM_POOL; i++)
+		fw->pool[i] = malloc(VNET_MEDIUM_MAX);
+	fw->pool_free = SIM_POOL;
+	vnet_fw_transport_init(fw);
+}
 
 void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst)
 {
 	u32 i;
 
+	vnet_fw_crc32c_init();
 	memset(sim, 0, sizeof(*sim));
 	sim->nr_eps = nr_eps;
+	sim->ep = calloc(nr_eps, sizeof(*sim->ep));
 	sim->fw.ops = &sim_ops;
 	sim->fw.ctx = sim;
 	sim->fw.nic_id = nic_id;
@@ -55,16 +92,33 @@ void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst)
 		vnet_fw_frame_init(&ep->fw, ep->frame);
 		ep->exists = true;
 	}
+	sim_transport_init(sim, SIM_MAX_PEERS);
 }
 
 void sim_fini(struct sim_nic *sim)
 {
-	u32 i;
+	struct vnet_fw_nic *fw = &sim->fw;
+	u32 i, c;
 
 	for (i = 0; i < sim->nr_eps; i++) {
 		free(sim->ep[i].frame);
 		free(sim->ep[i].staging);
 	}
+	free(sim->ep);
+	/* Buffers in use sit on channels: put them back, then free them all. */
+	for (i = 0; i < fw->max_peers; i++) {
+		for (c = 0; c < SIM_CHANNELS; c++)
+			if (fw->peers[i].tx[c].payload)
+				fw->pool[fw->pool_free++] = fw->peers[i].tx[c].payload;
+		free(fw->peers[i].tx);
+		free(fw->peers[i].rx);
+	}
+	for (i = 0; i < fw->pool_free; i++)
+		free(fw->pool[i]);
+	free(fw->pool);
+	free(fw->peers);
+	free(fw->peer_of);
+	free(fw->active);
 }
 
 /* Frame i belongs to endpoint i in the simulation: enough for the firmware. */
@@ -142,7 +196,7 @@ u32 sim_run(struct sim_nic *sim, u32 max_rounds)
 	u32 total = 0;
 
 	while (max_rounds--) {
-		struct vnet_fw_round r = vnet_fw_poll(&sim->fw);
+		struct vnet_fw_round r = vnet_fw_poll(&sim->fw, sim->now);
 
 		total += r.messages;
 		if (!r.messages)

@@ -10,6 +10,7 @@
 #include "vnet_fw.h"
 
 #define SIM_MAX_EPS	64
+#define SIM_MAX_PEERS	256
 
 struct sim_ep {
 	struct vnet_fw_ep fw;
@@ -20,14 +21,23 @@ struct sim_ep {
 	u32 recv_cons[2];
 };
 
+struct sim_net;
+
 struct sim_nic {
 	struct vnet_fw_nic fw;
+	u64 now;
 	struct vnet_fw_ep *owner[SIM_MAX_EPS];
-	struct sim_ep ep[SIM_MAX_EPS];
+	struct sim_ep *ep;
 	u32 nr_eps;
 	u32 faults_requested[SIM_MAX_EPS];
+	u32 flushed[SIM_MAX_EPS];
 	u32 notifications;
+	struct sim_net *net;		/* NULL: a NIC alone, nothing to send to */
+	bool auto_fault;		/* load endpoints the firmware asks for */
 };
+
+#define SIM_CHANNELS	4
+#define SIM_POOL	32
 
 void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst);
 void sim_fini(struct sim_nic *sim);

@@ -3,6 +3,7 @@
 #ifndef _VNET_FW_ENV_H
 #define _VNET_FW_ENV_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,15 @@ typedef uint64_t u64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #endif
+
+typedef int32_t s32;
+
+#define fw_cpu_to_be16(x)	htobe16(x)
+#define fw_cpu_to_be32(x)	htobe32(x)
+#define fw_cpu_to_be64(x)	htobe64(x)
+#define fw_be16_to_cpu(x)	be16toh(x)
+#define fw_be32_to_cpu(x)	be32toh(x)
+#define fw_be64_to_cpu(x)	be64toh(x)
 
 #define fw_memcpy(d, s, n)	memcpy(d, s, n)
 #define fw_memset(d, c, n)	memset(d, c, n)

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The transport's receive path: check a packet off the wire, then deliver a
+ * DATA packet into its destination endpoint and answer it, or pass an ACK
+ * or NACK to the send side.
+ *
+ * Per (peer, channel) the receiver expects one sequence number.  That one
+ * is new: it is delivered and ACKed, or NACKed if the endpoint cannot take
+ * it now (the sender retransmits), or handed back with an ACK carrying the
+ * reason.  The one before it is a retransmission whose ACK was lost: it is
+ * ACKed again with the same status and not delivered twice.  Anything else
+ * is stale and dropped.  A new boot id, or a SYNC packet ahead of what we
+ * expect, restarts the channel at the packet's sequence number.
+ */
+#include "fw_deliver.h"
+#include "fw_queue.h"
+#include "fw_transport.h"
+
+static bool vnet_fw_csum_ok(const u8 *pkt, u32 len)
+{
+	const struct vnet_wire_hdr *h = (const void *)pkt;
+	const u32 at = (const u8 *)&h->csum - pkt;
+	static const u8 zero[4];
+	u32 crc;
+
+	crc = vnet_crc32c(0, pkt, at);
+	crc = vnet_crc32c(crc, zero, sizeof(zero));
+	crc = vnet_crc32c(crc, pkt + at + 4, len - at - 4);
+	return crc == fw_be32_to_cpu(h->csum);
+}
+
+/* The message as the destination endpoint will see it. */
+static bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
+			    struct vnet_desc *m)
+{
+	unsigned int i;
+
+	fw_memset(m, 0, sizeof(*m));
+	m->handler = w->handler;
+	m->nargs = w->nargs;
+	m->flags = w->flags;
+	m->len = fw_be32_to_cpu(w->len);
+	m->offset = fw_be64_to_cpu(w->offset);
+	m->peer.nic = src_nic;
+	m->peer.ep = fw_be32_to_cpu(w->src_ep);
+	m->tag = fw_be64_to_cpu(w->tag);
+	for (i = 0; i < VNET_MAX_ARGS; i++)
+		m->args[i] = fw_be32_to_cpu(w->args[i]);
+	if (w->queue != VNET_Q_REQ_SEND && w->queue != VNET_Q_REP_SEND)
+		return false;
+	return vnet_fw_check_msg(m->flags, m->nargs, m->len) == VNET_RET_NONE;
+}
+
+/*
+ * Deliver a new DATA packet.  Returns the ACK status (VNET_RET_NONE or a
+ * return reason), or VNET_RET_NR + 1 + a NACK reason.
+ */
+#define VNET_FW_NACK(reason)	(VNET_RET_NR + 1 + (reason))
+
+static u32 vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
+			      const struct vnet_wire_msg *w,
+			      const struct vnet_desc *m, const u8 *payload)
+{
+	unsigned int rq = w->queue == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
+							VNET_Q_REP_RECV;
+	struct vnet_fw_ep *dst = nic->ops->lookup(nic->ctx,
+						  fw_be32_to_cpu(w->dst_ep));
+
+	if (!dst)
+		return VNET_RET_NO_ENDPOINT;
+	if (rq == VNET_Q_REQ_RECV && !vnet_fw_tag_accepts(dst->tag, m->tag))
+		return VNET_RET_BAD_TAG;
+	if ((m->flags & VNET_DESC_XFER) &&
+	    !vnet_fw_seg_fits(dst, m->offset, m->len))
+		return VNET_RET_BAD_SEGMENT;
+
+	switch (vnet_fw_accept(nic, dst, rq, m, payload)) {
+	case VNET_FW_ACCEPTED:
+		return VNET_RET_NONE;
+	case VNET_FW_FULL:
+		return VNET_FW_NACK(VNET_NACK_QUEUE_FULL);
+	default:
+		return VNET_FW_NACK(VNET_NACK_NOT_RESIDENT);
+	}
+}
+
+static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			    const struct vnet_wire_hdr *h, const u8 *pkt)
+{
+	const struct vnet_wire_msg *w = (const void *)(h + 1);
+	u32 seq = fw_be32_to_cpu(h->seq), stamp = fw_be32_to_cpu(h->stamp);
+	u32 boot = fw_be32_to_cpu(h->boot_id);
+	struct vnet_fw_recv_chan *rc = &p->rx[h->channel];
+	struct vnet_desc m;
+	u32 status;
+
+	if (!vnet_fw_get_msg(w, p->nic_id, &m)) {
+		nic->stats.bad_frames++;
+		return;
+	}
+	nic->stats.rx_data++;
+
+	if (!rc->valid || rc->boot_id != boot ||
+	    ((h->flags & VNET_WIRE_SYNC) && (s32)(seq - rc->expected) > 0)) {
+		rc->valid = true;
+		rc->boot_id = boot;
+		rc->expected = seq;
+	}
+	if (seq == rc->expected - 1) {
+		nic->stats.duplicates++;
+		vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel, seq, stamp,
+				 rc->last_status);
+		return;
+	}
+	if (seq != rc->expected) {
+		nic->stats.duplicates++;
+		return;
+	}
+
+	status = vnet_fw_rx_deliver(nic, w, &m, pkt + VNET_WIRE_DATA_LEN);
+	if (status > VNET_RET_NR) {
+		vnet_fw_xmit_ack(nic, p, VNET_WIRE_NACK, h->channel, seq, stamp,
+				 status - VNET_FW_NACK(0));
+		return;
+	}
+	rc->expected = seq + 1;
+	rc->last_status = status;
+	vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel, seq, stamp, status);
+}
+
+/*
+ * The packet's own length: the link may pad a short frame (Ethernet does),
+ * so the checksum covers what the header says, not what arrived.
+ */
+static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
+{
+	const struct vnet_wire_msg *w = (const void *)(h + 1);
+	u32 payload;
+
+	switch (h->type) {
+	case VNET_WIRE_DATA:
+		if (len < VNET_WIRE_DATA_LEN)
+			return 0;
+		payload = fw_be32_to_cpu(w->len);
+		if (payload > VNET_MEDIUM_MAX)
+			return 0;
+		return VNET_WIRE_DATA_LEN + payload;
+	case VNET_WIRE_ACK:
+	case VNET_WIRE_NACK:
+		return VNET_WIRE_ACK_LEN;
+	}
+	return 0;
+}
+
+void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
+		     u64 now)
+{
+	const struct vnet_wire_hdr *h = data;
+	const struct vnet_wire_ack *ack = (const void *)(h + 1);
+	struct vnet_fw_peer *p;
+	u32 src, plen;
+
+	nic->now = now;
+	if (len < sizeof(*h) || h->version != VNET_WIRE_VERSION) {
+		nic->stats.bad_frames++;
+		return;
+	}
+	plen = vnet_fw_packet_len(h, len);
+	if (!plen || plen > len || !vnet_fw_csum_ok(data, plen) ||
+	    fw_be16_to_cpu(h->dst_nic) != nic->nic_id ||
+	    h->channel >= nic->nchannels) {
+		nic->stats.bad_frames++;
+		return;
+	}
+	src = nic->peer_of[fw_be16_to_cpu(h->src_nic)];
+	if (src == VNET_FW_NO_PEER) {
+		nic->stats.no_route++;
+		return;
+	}
+	p = &nic->peers[src];
+
+	switch (h->type) {
+	case VNET_WIRE_DATA:
+		vnet_fw_rx_data(nic, p, h, data);
+		return;
+	default:
+		if (h->type == VNET_WIRE_ACK)
+			vnet_fw_rx_ack(nic, p, h->channel,
+				       fw_be32_to_cpu(h->seq), ack->status);
+		else
+			vnet_fw_rx_nack(nic, p, h->channel,
+					fw_be32_to_cpu(h->seq),
+					fw_be32_to_cpu(h->stamp), ack->status);
+	}
+}

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The NIC-to-NIC transport over a simulated wire: exactly-once delivery
+ * through loss, duplication, reordering and corruption at up to 256 NICs;
+ * return to sender after the retry limit; the flush rule with late and
+ * duplicate ACKs; channel reuse after an unload; bad frames.
+ */
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+#include "wire_sim.h"
+
+#define TAG	0x77ULL
+
+/* Endpoint 0 of every NIC is a client, endpoint 1 a server. */
+static void setup_tags_and_maps(struct sim_net *net, u32 *target)
+{
+	u32 i;
+
+	for (i = 0; i < net->nr; i++) {
+		net->nic[i]->ep[1].fw.tag = TAG;
+		sim_map(net->nic[i], 0, 0, target[i], 1, TAG);
+	}
+}
+
+struct traffic {
+	u32 *sent, *replies, *served;
+	u8 *seen;			/* [client][request] at the server */
+	u32 per_client;
+	u32 returned, bad;
+};
+
+/* Servers reply to every request; clients keep up to 4 requests out. */
+static void drive(struct sim_net *net, struct traffic *t)
+{
+	u32 i;
+
+	for (i = 0; i < net->nr; i++) {
+		struct sim_nic *s = net->nic[i];
+		const struct vnet_desc *d;
+
+		while ((d = sim_peek(s, 1, VNET_Q_REQ_RECV))) {
+			struct vnet_desc r = { .handler = 2, .nargs = 2 };
+			u32 c = d->args[0], n = d->args[1];
+
+			if (c >= net->nr || n >= t->per_client ||
+			    d->peer.nic != c)
+				t->bad++;
+			else if (t->seen[c * t->per_client + n]++)
+				t->bad++;
+			r.token = d->token;
+			r.args[0] = c;
+			r.args[1] = n;
+			if (sim_post(s, 1, VNET_Q_REP_SEND, &r, NULL))
+				break;
+			sim_consume(s, 1, VNET_Q_REQ_RECV);
+			t->served[i]++;
+		}
+		while ((d = sim_peek(s, 0, VNET_Q_REP_RECV))) {
+			if (d->flags & VNET_DESC_RETURNED)
+				t->returned++;
+			else if (d->args[0] != i)
+				t->bad++;
+			t->replies[i]++;
+			sim_consume(s, 0, VNET_Q_REP_RECV);
+		}
+		while (t->sent[i] < t->per_client &&
+		       t->sent[i] - t->replies[i] < 4) {
+			struct vnet_desc q = { .handler = 1, .nargs = 2 };
+
+			q.args[0] = i;
+			q.args[1] = t->sent[i];
+			if (sim_post(s, 0, VNET_Q_REQ_SEND, &q, NULL))
+				break;
+			t->sent[i]++;
+		}
+	}
+}
+
+static bool all_done(struct sim_net *net, struct traffic *t)
+{
+	u32 i;
+
+	for (i = 0; i < net->nr; i++)
+		if (t->replies[i] < t->per_client)
+			return false;
+	return true;
+}
+
+static bool any_active(struct sim_net *net)
+{
+	u32 i;
+
+	for (i = 0; i < net->nr; i++)
+		if (net->nic[i]->fw.nactive)
+			return true;
+	return false;
+}
+
+FIXTURE(lossy) {
+	struct sim_net net;
+	struct traffic t;
+	u32 *target;
+};
+
+FIXTURE_VARIANT(lossy) {
+	u32 nics;
+	u32 per_client;
+	u32 loss, dup, reorder, corrupt;
+	u32 seed;
+};
+
+FIXTURE_VARIANT_ADD(lossy, two_nics_clean) {
+	.nics = 2, .per_client = 500, .seed = 1,
+};
+FIXTURE_VARIANT_ADD(lossy, two_nics_30pct_loss) {
+	.nics = 2, .per_client = 300, .loss = 300, .seed = 2,
+};
+FIXTURE_VARIANT_ADD(lossy, sixteen_nics_everything) {
+	.nics = 16, .per_client = 100, .loss = 200, .dup = 50, .reorder = 50,
+	.corrupt = 10, .seed = 3,
+};
+FIXTURE_VARIANT_ADD(lossy, sixteen_nics_dup_reorder) {
+	.nics = 16, .per_client = 100, .dup = 300, .reorder = 300, .seed = 4,
+};
+FIXTURE_VARIANT_ADD(lossy, many_nics_30pct_loss) {
+	.nics = 256, .per_client = 8, .loss = 300, .dup = 50, .reorder = 50,
+	.corrupt = 10, .seed = 5,
+};
+
+FIXTURE_SETUP(lossy)
+{
+	u32 i, n = variant->nics;
+
+	sim_net_init(&self->net, n, 2, variant->seed);
+	self->net.loss = variant->loss;
+	self->net.dup = variant->dup;
+	self->net.reorder = variant->reorder;
+	self->net.corrupt = variant->corrupt;
+	/* A fixed pattern, so each run is the same run. */
+	self->target = calloc(n, sizeof(u32));
+	for (i = 0; i < n; i++)
+		self->target[i] = (i * 7 + 3) % n == i ? (i + 1) % n :
+							  (i * 7 + 3) % n;
+	for (i = 0; i < n; i++)
+		self->net.nic[i]->fw.max_retries = 255;
+	setup_tags_and_maps(&self->net, self->target);
+	self->t.per_client = variant->per_client;
+	self->t.sent = calloc(n, sizeof(u32));
+	self->t.replies = calloc(n, sizeof(u32));
+	self->t.served = calloc(n, sizeof(u32));
+	self->t.seen = calloc(n * variant->per_client, 1);
+}
+
+FIXTURE_TEARDOWN(lossy)
+{
+	sim_net_fini(&self->net);
+	free(self->target);
+	free(self->t.sent);
+	free(self->t.replies);
+	free(self->t.served);
+	free(self->t.seen);
+}
+
+TEST_F_TIMEOUT(lossy, exactly_once, 120)
+{
+	u64 steps = 0, bad_frames = 0, dups = 0;
+	u32 i, c, n;
+
+	while (!all_done(&self->net, &self->t) && steps++ < 2000000) {
+		drive(&self->net, &self->t);
+		sim_net_step(&self->net, 20);
+	}
+	ASSERT_TRUE(all_done(&self->net, &self->t));
+	/* The last replies' ACKs may still be on their way, or lost. */
+	for (steps = 0; steps < 100000 && any_active(&self->net); steps++)
+		sim_net_step(&self->net, 20);
+	EXPECT_EQ(0, self->t.bad);
+	EXPECT_EQ(0, self->t.returned);
+	for (c = 0; c < variant->nics; c++)
+		for (n = 0; n < variant->per_client; n++)
+			ASSERT_EQ(1, self->t.seen[c * variant->per_client + n]);
+	for (i = 0; i < variant->nics; i++) {
+		bad_frames += self->net.nic[i]->fw.stats.bad_frames;
+		dups += self->net.nic[i]->fw.stats.duplicates;
+		ASSERT_EQ(0, self->net.nic[i]->fw.nactive);
+		ASSERT_EQ(SIM_POOL, self->net.nic[i]->fw.pool_free);
+	}
+	if (variant->corrupt)
+		EXPECT_LT(0, bad_frames);
+	if (variant->dup || variant->loss)
+		EXPECT_LT(0, dups);
+	TH_LOG("%llu packets, %llu lost, %llu duplicated, %llu corrupted; "
+	       "receivers dropped %llu bad frames and %llu duplicates",
+	       (unsigned long long)self->net.sent,
+	       (unsigned long long)self->net.lost,
+	       (unsigned long long)self->net.duplicated,
+	       (unsigned long long)self->net.corrupted,
+	       (unsigned long long)bad_frames, (unsigned long long)dups);
+}
+
+FIXTURE(pair) {
+	struct sim_net net;
+};
+
+FIXTURE_SETUP(pair)
+{
+	sim_net_init(&self->net, 2, 2, 42);
+	self->net.nic[1]->ep[1].fw.tag = TAG;
+	sim_map(self->net.nic[0], 0, 0, 1, 1, TAG);
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	sim_net_fini(&self->net);
+}
+
+static void run_for(struct sim_net *net, u64 t)
+{
+	u64 end = net->now + t;
+
+	while (net->now < end)
+		sim_net_step(net, 20);
+}
+
+static struct vnet_desc req(u32 n)
+{
+	struct vnet_desc d = { .handler = 1, .nargs = 1 };
+
+	d.args[0] = n;
+	return d;
+}
+
+TEST_F(pair, unreachable_after_retry_limit)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_desc d = req(9);
+	const struct vnet_desc *got;
+	u64 start = self->net.now, bound;
+
+	self->net.down[1] = true;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	bound = (a->fw.max_retries + 2) * a->fw.quantum;
+	while (!sim_peek(a, 0, VNET_Q_REP_RECV) &&
+	       self->net.now - start < 10 * bound)
+		sim_net_step(&self->net, 20);
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_TRUE(got->flags & VNET_DESC_RETURNED);
+	EXPECT_EQ(VNET_RET_UNREACHABLE, got->status);
+	EXPECT_EQ(9, got->args[0]);
+	EXPECT_EQ(1, got->peer.nic);
+	EXPECT_LE(self->net.now - start, bound);
+	EXPECT_EQ(0, a->fw.nactive);
+	TH_LOG("returned after %llu time units (bound %llu)",
+	       (unsigned long long)(self->net.now - start),
+	       (unsigned long long)bound);
+
+	/* The link comes back: the channel restarts and works. */
+	self->net.down[1] = false;
+	sim_consume(a, 0, VNET_Q_REP_RECV);
+	d = req(10);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	run_for(&self->net, 5000);
+	got = sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(10, got->args[0]);
+}
+
+TEST_F(pair, no_route_is_unreachable_at_once)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_desc d = req(1);
+	const struct vnet_desc *got;
+
+	sim_map(a, 0, 3, 77, 1, TAG);
+	d.slot = 3;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_UNREACHABLE, got->status);
+}
+
+TEST_F(pair, remote_returns_carry_the_reason)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_desc d = req(1);
+	const struct vnet_desc *got;
+
+	sim_map(a, 0, 1, 1, 1, TAG + 1);	/* wrong tag */
+	sim_map(a, 0, 2, 1, 40, TAG);		/* no such endpoint */
+	d.slot = 1;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	d.slot = 2;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	d.slot = 0;
+	d.flags = VNET_DESC_XFER;		/* no segment over there */
+	d.len = 10;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, "0123456789"));
+	run_for(&self->net, 3000);
+
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_TAG, got->status);
+	sim_consume(a, 0, VNET_Q_REP_RECV);
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_NO_ENDPOINT, got->status);
+	sim_consume(a, 0, VNET_Q_REP_RECV);
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_SEGMENT, got->status);
+	EXPECT_EQ(10, got->len);
+	EXPECT_EQ(0, memcmp("0123456789", sim_payload(a, 0, VNET_Q_REP_RECV),
+			    10));
+	EXPECT_EQ(NULL, sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV));
+}
+
+TEST_F(pair, medium_payload_and_mtu)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	static u8 buf[VNET_MEDIUM_MAX];
+	struct vnet_desc d = req(1);
+	const struct vnet_desc *got;
+	u32 i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = i * 31;
+	d.flags = VNET_DESC_MEDIUM;
+	d.len = sizeof(buf);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, buf));
+	run_for(&self->net, 1000);
+	got = sim_peek(b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(sizeof(buf), got->len);
+	EXPECT_EQ(0, memcmp(buf, sim_payload(b, 1, VNET_Q_REQ_RECV),
+			    sizeof(buf)));
+
+	/* A 1500-byte link cannot carry it. */
+	a->fw.mtu = 1500;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, buf));
+	run_for(&self->net, 1000);
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_TOO_LARGE, got->status);
+}
+
+TEST_F(pair, full_queue_is_nacked_then_delivered)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	u32 i, got = 0;
+
+	for (i = 0; i < VNET_QUEUE_DEPTH; i++) {
+		struct vnet_desc d = req(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	/* b takes nothing for a while: its queue fills, then NACKs. */
+	for (i = 0; i < 3; i++) {
+		struct vnet_desc d = req(100 + i);
+
+		run_for(&self->net, 2000);
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	run_for(&self->net, 5000);
+	EXPECT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+	while (got < VNET_QUEUE_DEPTH + 3) {
+		const struct vnet_desc *d;
+
+		run_for(&self->net, 2000);
+		while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
+			got++;
+			sim_consume(b, 1, VNET_Q_REQ_RECV);
+		}
+		ASSERT_GT(100000, self->net.now);
+	}
+	run_for(&self->net, 5000);
+	EXPECT_EQ(VNET_QUEUE_DEPTH + 3, b->ep[1].fw.stats.received);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+}
+
+/*
+ * The flush rule.  a's message sits NACKed at a full receiver; a starts to
+ * move: its unresolved count reaches zero with the latest NACK, and the
+ * NACKed message is not retransmitted while it moves.  Then every packet
+ * the wire ever carried is replayed, late and duplicated: no channel state
+ * changes and a's frame is not touched.  After a comes back, the message
+ * is delivered once and the channel is reused for new messages.
+ */
+TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_fw_send_chan saved[SIM_CHANNELS];
+	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
+	u8 *frame_copy;
+	u32 i, got = 0;
+	u64 retrans;
+
+	self->net.tapcap = 64;
+	self->net.tap = malloc(64 * sizeof(*self->net.tap));
+
+	/* Fill b's queue, then one more that b will NACK. */
+	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
+		struct vnet_desc d = req(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		run_for(&self->net, 300);
+	}
+	run_for(&self->net, 3000);
+	EXPECT_EQ(1, p->unacked);
+	EXPECT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+
+	a->ep[0].fw.moving = true;
+	run_for(&self->net, 5 * a->fw.quantum);
+	ASSERT_EQ(0, a->ep[0].fw.unresolved);
+	EXPECT_LT(0, a->flushed[0]);
+	retrans = a->fw.stats.retransmits;
+	run_for(&self->net, 5 * a->fw.quantum);
+	EXPECT_EQ(retrans, a->fw.stats.retransmits);
+
+	/* a leaves its frame. */
+	sim_unload(a, 0);
+	frame_copy = malloc(VNET_FRAME_SIZE);
+	memcpy(frame_copy, a->ep[0].frame, VNET_FRAME_SIZE);
+	memcpy(saved, p->tx, sizeof(saved));
+
+	for (i = 0; i < self->net.taplen; i++)
+		sim_net_inject(&self->net, self->net.tap[i].to == 0 ? 0 : 1,
+			       self->net.tap[i].data, self->net.tap[i].len);
+	/* b's side answers replays of old DATA with duplicate ACKs: feed
+	 * whatever it sent back to a as well. */
+	run_for(&self->net, 200);
+	EXPECT_EQ(0, memcmp(frame_copy, a->ep[0].frame, VNET_FRAME_SIZE));
+	for (i = 0; i < SIM_CHANNELS; i++) {
+		EXPECT_EQ(saved[i].state, p->tx[i].state);
+		EXPECT_EQ(saved[i].seq, p->tx[i].seq);
+	}
+	EXPECT_LT(0, a->fw.stats.stale_acks);
+	EXPECT_EQ(VNET_QUEUE_DEPTH, b->ep[1].fw.stats.received);
+
+	/* a comes back; b drains; everything arrives once. */
+	a->ep[0].fw.moving = false;
+	sim_load(a, 0);
+	while (got < VNET_QUEUE_DEPTH + 1 + 8) {
+		const struct vnet_desc *d;
+
+		if (got == VNET_QUEUE_DEPTH + 1)
+			for (i = 0; i < 8; i++) {
+				struct vnet_desc n = req(1000 + i);
+
+				ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND,
+						      &n, NULL));
+			}
+		run_for(&self->net, 2000);
+		while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
+			got++;
+			sim_consume(b, 1, VNET_Q_REQ_RECV);
+		}
+		ASSERT_GT(1000000, self->net.now);
+	}
+	run_for(&self->net, 5000);
+	EXPECT_EQ(VNET_QUEUE_DEPTH + 1 + 8, b->ep[1].fw.stats.received);
+	EXPECT_EQ(0, p->unacked);
+	free(frame_copy);
+}
+
+/* Only a NACK of the latest transmission resolves a message for a flush. */
+TEST_F(pair, stale_nack_does_not_resolve)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
+	struct sim_pkt nack = {};
+	u32 i;
+
+	self->net.tapcap = 64;
+	self->net.tap = malloc(64 * sizeof(*self->net.tap));
+	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
+		struct vnet_desc d = req(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		run_for(&self->net, 300);
+	}
+	run_for(&self->net, 500);
+	for (i = 0; i < self->net.taplen; i++) {
+		const struct vnet_wire_hdr *h = (void *)self->net.tap[i].data;
+
+		if (h->type == VNET_WIRE_NACK)
+			nack = self->net.tap[i];
+	}
+	ASSERT_NE(NULL, nack.data);
+	ASSERT_EQ(0, a->ep[0].fw.unresolved);
+
+	/* The receiver goes quiet; the retransmission gets no answer. */
+	self->net.down[1] = true;
+	run_for(&self->net, 2 * a->fw.quantum);
+	ASSERT_EQ(1, a->ep[0].fw.unresolved);
+	sim_net_inject(&self->net, 0, nack.data, nack.len);
+	EXPECT_EQ(1, a->ep[0].fw.unresolved);
+	EXPECT_EQ(1, p->unacked);
+}
+
+TEST_F(pair, bad_frames_are_dropped_and_counted)
+{
+	struct sim_nic *b = self->net.nic[1];
+	struct {
+		struct vnet_wire_hdr hdr;
+		struct vnet_wire_msg msg;
+	} pkt = {};
+	u8 junk[200];
+	u64 before = b->fw.stats.bad_frames;
+	u32 i, seed = 7;
+
+	sim_net_inject(&self->net, 1, junk, 3);
+	for (i = 0; i < 100; i++) {
+		u32 j;
+
+		for (j = 0; j < sizeof(junk); j++)
+			junk[j] = sim_rand(&seed);
+		junk[0] = VNET_WIRE_VERSION;
+		sim_net_inject(&self->net, 1, junk, 1 + sim_rand(&seed) % 200);
+	}
+	/* Well formed but with a bad checksum. */
+	pkt.hdr.version = VNET_WIRE_VERSION;
+	pkt.hdr.type = VNET_WIRE_DATA;
+	pkt.hdr.dst_nic = htobe16(1);
+	sim_net_inject(&self->net, 1, &pkt, sizeof(pkt));
+	EXPECT_EQ(before + 102, b->fw.stats.bad_frames);
+	EXPECT_EQ(0, b->ep[1].fw.stats.received);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+
+#include "wire_sim.h"
+
+u32 sim_rand(u32 *seed)
+{
+	/* xorshift32: deterministic for a seed, good enough for faults. */
+	u32 x = *seed ? *seed : 0x9e3779b9;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*seed = x;
+	return x;
+}
+
+static bool sim_chance(struct sim_net *net, u32 per_mille)
+{
+	return per_mille && sim_rand(&net->seed) % 1000 < per_mille;
+}
+
+static void sim_enqueue(struct sim_net *net, u32 to, u64 at, const u8 *data,
+			u32 len)
+{
+	struct sim_pkt *p;
+
+	if (net->qlen == net->qcap) {
+		net->qcap = net->qcap ? 2 * net->qcap : 256;
+		net->q = realloc(net->q, net->qcap * sizeof(*net->q));
+	}
+	p = &net->q[net->qlen++];
+	p->to = to;
+	p->at = at;
+	p->len = len;
+	p->data = malloc(len);
+	memcpy(p->data, data, len);
+}
+
+static void sim_tap(struct sim_net *net, u32 to, const u8 *data, u32 len)
+{
+	struct sim_pkt *p;
+
+	if (!net->tap && !net->tapcap)
+		return;
+	if (net->taplen == net->tapcap) {
+		net->tapcap = 2 * net->tapcap;
+		net->tap = realloc(net->tap, net->tapcap * sizeof(*net->tap));
+	}
+	p = &net->tap[net->taplen++];
+	p->to = to;
+	p->len = len;
+	p->data = malloc(len);
+	memcpy(p->data, data, len);
+}
+
+void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
+		  const void *payload, u32 len)
+{
+	struct sim_nic *sim = ctx;
+	struct sim_net *net = sim->net;
+	u32 to = sim->fw.peers[peer].nic_id;
+	u8 buf[VNET_WIRE_MAX + 64];
+	u32 total = hdr_len + len;
+	u64 at;
+
+	if (!net)
+		return;
+	memcpy(buf, hdr, hdr_len);
+	if (len)
+		memcpy(buf + hdr_len, payload, len);
+	/* Ethernet pads short frames: the firmware must cope. */
+	if (total < 46) {
+		memset(buf + total, 0, 46 - total);
+		total = 46;
+	}
+	net->sent++;
+	sim_tap(net, to, buf, total);
+	if (to >= net->nr || net->down[sim->fw.nic_id] || net->down[to] ||
+	    sim_chance(net, net->loss)) {
+		net->lost++;
+		return;
+	}
+	if (sim_chance(net, net->corrupt)) {
+		buf[sim_rand(&net->seed) % total] ^= 1u << (sim_rand(&net->seed) % 8);
+		net->corrupted++;
+	}
+	at = net->now + net->delay;
+	if (sim_chance(net, net->reorder))
+		at += net->delay * (1 + sim_rand(&net->seed) % 4);
+	sim_enqueue(net, to, at, buf, total);
+	if (sim_chance(net, net->dup)) {
+		net->duplicated++;
+		sim_enqueue(net, to, at + net->delay, buf, total);
+	}
+}
+
+/* Hand a packet straight to a NIC, as if it had just arrived. */
+void sim_net_inject(struct sim_net *net, u32 to, const void *data, u32 len)
+{
+	vnet_fw_receive(&net->nic[to]->fw, data, len, net->now);
+}
+
+void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
+		  u32 seed)
+{
+	u32 i, j;
+
+	memset(net, 0, sizeof(*net));
+	net->nr = nr_nics;
+	net->seed = seed;
+	net->delay = 50;
+	net->nic = calloc(nr_nics, sizeof(*net->nic));
+	net->down = calloc(nr_nics, sizeof(*net->down));
+	for (i = 0; i < nr_nics; i++) {
+		struct sim_nic *sim = calloc(1, sizeof(*sim));
+
+		sim_init(sim, i, eps_per_nic, 16);
+		sim->net = net;
+		sim->auto_fault = true;
+		for (j = 0; j < eps_per_nic; j++)
+			sim_load(sim, j);
+		for (j = 0; j < nr_nics; j++)
+			if (j != i)
+				vnet_fw_route_add(&sim->fw, j);
+		net->nic[i] = sim;
+	}
+}
+
+void sim_net_fini(struct sim_net *net)
+{
+	u32 i;
+
+	for (i = 0; i < net->nr; i++) {
+		sim_fini(net->nic[i]);
+		free(net->nic[i]);
+	}
+	for (i = 0; i < net->qlen; i++)
+		free(net->q[i].data);
+	for (i = 0; i < net->taplen; i++)
+		free(net->tap[i].data);
+	free(net->q);
+	free(net->tap);
+	free(net->nic);
+	free(net->down);
+}
+
+/*
+ * Advance time by @dt: deliver every packet due by then, in time order (a
+ * stable pick, so equal times keep their send order), then give every NIC a
+ * round, loading endpoints the firmware asked for.
+ */
+void sim_net_step(struct sim_net *net, u64 dt)
+{
+	u32 i, j;
+
+	net->now += dt;
+	for (;;) {
+		u32 best = net->qlen;
+		struct sim_pkt p;
+
+		for (i = 0; i < net->qlen; i++)
+			if (net->q[i].at <= net->now &&
+			    (best == net->qlen || net->q[i].at < net->q[best].at))
+				best = i;
+		if (best == net->qlen)
+			break;
+		p = net->q[best];
+		memmove(&net->q[best], &net->q[best + 1],
+			(net->qlen - best - 1) * sizeof(*net->q));
+		net->qlen--;
+		vnet_fw_receive(&net->nic[p.to]->fw, p.data, p.len, net->now);
+		free(p.data);
+	}
+	for (i = 0; i < net->nr; i++) {
+		struct sim_nic *sim = net->nic[i];
+
+		sim->now = net->now;
+		if (sim->auto_fault)
+			for (j = 0; j < sim->nr_eps; j++)
+				if (sim->faults_requested[j] &&
+				    !sim->ep[j].fw.frame) {
+					sim->faults_requested[j] = 0;
+					sim_load(sim, j);
+				}
+		vnet_fw_poll(&sim->fw, net->now);
+	}
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A simulated Ethernet between simulated NICs, with simulated time and
+ * deterministic faults: loss, duplication, reordering, corruption, and
+ * links that go down.
+ */
+#ifndef _VNET_FW_WIRE_SIM_H
+#define _VNET_FW_WIRE_SIM_H
+
+#include "sim.h"
+
+struct sim_pkt {
+	u32 to;				/* NIC index */
+	u64 at;				/* delivery time */
+	u32 len;
+	u8 *data;
+};
+
+struct sim_net {
+	struct sim_nic **nic;
+	u32 nr;
+	u64 now;
+	u32 seed;
+	/* Fault rates in parts per thousand, per packet. */
+	u32 loss, dup, reorder, corrupt;
+	u64 delay;			/* one-way latency */
+	bool *down;			/* per NIC: its link drops everything */
+	struct sim_pkt *q;
+	u32 qlen, qcap;
+	/* When set, every packet is also copied here, for replay. */
+	struct sim_pkt *tap;
+	u32 taplen, tapcap;
+	u64 sent, lost, duplicated, corrupted;
+};
+
+void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
+		  const void *payload, u32 len);
+
+void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
+		  u32 seed);
+void sim_net_fini(struct sim_net *net);
+void sim_net_step(struct sim_net *net, u64 dt);
+void sim_net_inject(struct sim_net *net, u32 to, const void *data, u32 len);
+u32 sim_rand(u32 *seed);
+
+#endif /* _VNET_FW_WIRE_SIM_H */

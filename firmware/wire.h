@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The vnet wire format: what one NIC's firmware sends another inside an
+ * Ethernet frame of the vnet EtherType.  Big-endian throughout.
+ *
+ * Every packet starts with struct vnet_wire_hdr.  A DATA packet carries one
+ * message on one logical channel: struct vnet_wire_msg, then the payload.
+ * An ACK or NACK answers the DATA packet with the same channel and sequence
+ * number and echoes its stamp; ACK status VNET_RET_NONE means delivered,
+ * any other return reason means the receiver handed the message back.
+ */
+#ifndef _VNET_FW_WIRE_H
+#define _VNET_FW_WIRE_H
+
+#include "vnet_fw_env.h"
+#include "linux/vnet.h"
+
+#define VNET_WIRE_VERSION	1
+#define VNET_ETH_P_VNET		0x88b5	/* default EtherType */
+
+enum vnet_wire_type {
+	VNET_WIRE_DATA = 1,
+	VNET_WIRE_ACK,
+	VNET_WIRE_NACK,
+};
+
+/* vnet_wire_hdr.flags */
+#define VNET_WIRE_SYNC		0x01	/* sender's channel restarts at seq */
+
+/* Why a receiver could not take a DATA packet now; the sender retries. */
+enum vnet_nack_reason {
+	VNET_NACK_QUEUE_FULL,
+	VNET_NACK_NOT_RESIDENT,
+	VNET_NACK_NR,
+};
+
+struct vnet_wire_hdr {
+	u8 version;
+	u8 type;
+	u8 channel;
+	u8 flags;
+	__be16 src_nic;
+	__be16 dst_nic;
+	__be32 boot_id;		/* sender's, changes when its NIC restarts */
+	__be32 seq;
+	__be32 stamp;		/* DATA: this transmission; ACK/NACK: echoed */
+	__be32 csum;		/* CRC32C of the packet with this field zero */
+};
+
+struct vnet_wire_msg {
+	__be32 src_ep;
+	__be32 dst_ep;
+	__be64 tag;
+	u8 queue;		/* VNET_Q_REQ_SEND or VNET_Q_REP_SEND */
+	u8 handler;
+	u8 nargs;
+	u8 flags;		/* VNET_DESC_USER_FLAGS */
+	__be32 token;
+	__be32 len;
+	__be32 __reserved;
+	__be64 offset;
+	__be32 args[VNET_MAX_ARGS];
+};
+
+struct vnet_wire_ack {
+	u8 status;		/* ACK: enum vnet_return_reason; NACK: vnet_nack_reason */
+	u8 __reserved[3];
+};
+
+#define VNET_WIRE_DATA_LEN	(sizeof(struct vnet_wire_hdr) + \
+				 sizeof(struct vnet_wire_msg))
+#define VNET_WIRE_ACK_LEN	(sizeof(struct vnet_wire_hdr) + \
+				 sizeof(struct vnet_wire_ack))
+#define VNET_WIRE_MAX		(VNET_WIRE_DATA_LEN + VNET_MEDIUM_MAX)
+
+void vnet_fw_crc32c_init(void);
+u32 vnet_crc32c(u32 crc, const void *data, u32 len);
+
+#endif /* _VNET_FW_WIRE_H */
