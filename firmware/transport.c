@@ -31,11 +31,10 @@ static void vnet_fw_chan_count(struct vnet_fw_nic *nic,
 	ch->counted = counted;
 	if (!src)
 		return;
-	if (counted) {
+	if (counted)
 		src->unresolved++;
-	} else if (!--src->unresolved) {
+	else if (!--src->unresolved)
 		nic->ops->notify_flushed(nic->ctx, src);
-	}
 }
 
 static void vnet_fw_peer_busy(struct vnet_fw_nic *nic, struct vnet_fw_peer *p)

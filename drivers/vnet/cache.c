@@ -94,18 +94,34 @@ static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
 	return f;
 }
 
-/* Take @ep out of frame @f so the firmware and user space no longer see it. */
+/*
+ * Take @ep out of frame @f.  First the firmware stops sending from it and
+ * delivering into it, and user space loses its mapping; then, by the flush
+ * rule, we wait until every message it has on the wire is ACKed, has the
+ * NACK of its latest transmission, or has been returned (the return can
+ * still write into the frame meanwhile); only then does the firmware let
+ * go of the frame.  Late or duplicate ACKs and NACKs after that match no
+ * channel state of this endpoint's.
+ */
 static void vnet_cache_detach(struct vnet_ep *ep, int f)
 {
 	struct vnet_nic *nic = ep->nic;
 
 	WRITE_ONCE(nic->fw_frame_owner[f], NULL);
-	WRITE_ONCE(ep->fw.frame, NULL);
-	vnet_nic_fence(nic);
+	mutex_lock(&nic->fw_lock);
+	ep->fw.moving = true;
+	mutex_unlock(&nic->fw_lock);
 
 	down_write(&ep->map_sem);
 	unmap_mapping_range(ep->mapping, ep->frame_off, VNET_FRAME_SIZE, 1);
 	up_write(&ep->map_sem);
+
+	wait_event(ep->state_wq, !READ_ONCE(ep->fw.unresolved));
+
+	mutex_lock(&nic->fw_lock);
+	WRITE_ONCE(ep->fw.frame, NULL);
+	ep->fw.moving = false;
+	mutex_unlock(&nic->fw_lock);
 }
 
 static void vnet_cache_unload(struct vnet_ep *victim, int f)

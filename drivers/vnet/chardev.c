@@ -5,6 +5,7 @@
  * EP_CREATE returned.  The frame mapping is populated on fault, which is
  * where a non-resident endpoint gets loaded onto its NIC.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -108,6 +109,8 @@ static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!ep || !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	if (READ_ONCE(ep->nic->dead))
+		return -ENODEV;
 
 	if (off == ep->frame_off && len == VNET_FRAME_SIZE) {
 		vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP;
@@ -127,6 +130,8 @@ static __poll_t vnet_poll(struct file *file, poll_table *wait)
 	if (!ep)
 		return EPOLLERR;
 	poll_wait(file, &ep->poll_wq, wait);
+	if (READ_ONCE(ep->nic->dead))
+		return EPOLLERR | EPOLLHUP;
 	return vnet_ep_readable(ep) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
@@ -248,6 +253,8 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 	u64 tag;
 	u32 slot;
 
+	if (READ_ONCE(ep->nic->dead) && cmd != VNET_IOC_EP_STAT)
+		return -ENODEV;
 	switch (cmd) {
 	case VNET_IOC_SET_TAG:
 		if (copy_from_user(&tag, arg, sizeof(tag)))
@@ -276,6 +283,67 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 	return -ENOTTY;
 }
 
+static long vnet_ioctl_attach(void __user *arg)
+{
+	struct vnet_attach req;
+	int err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.__pad || !memchr(req.ifname, 0, sizeof(req.ifname)))
+		return -EINVAL;
+	err = vnet_link_attach(req.ifname, req.nic_id, &req.nic_id);
+	if (err)
+		return err;
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static long vnet_ioctl_route(unsigned int cmd, void __user *arg)
+{
+	struct vnet_route route;
+
+	if (copy_from_user(&route, arg, sizeof(route)))
+		return -EFAULT;
+	if (route.__pad[0] || route.__pad[1])
+		return -EINVAL;
+	if (cmd == VNET_IOC_ROUTE_ADD)
+		return vnet_link_route_add(route.nic_id, route.peer_id,
+					   route.mac);
+	return vnet_link_route_del(route.nic_id, route.peer_id);
+}
+
+static long vnet_ioctl_route_list(void __user *arg)
+{
+	struct vnet_route_list req;
+	int err;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	err = vnet_link_route_list(req.nic_id, u64_to_user_ptr(req.routes),
+				   &req.count);
+	if (err)
+		return err;
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+/* Changing the network itself needs CAP_NET_ADMIN. */
+static long vnet_ioctl_admin(unsigned int cmd, void __user *arg)
+{
+	u32 nic_id;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	switch (cmd) {
+	case VNET_IOC_ATTACH:
+		return vnet_ioctl_attach(arg);
+	case VNET_IOC_DETACH:
+		if (copy_from_user(&nic_id, arg, sizeof(nic_id)))
+			return -EFAULT;
+		return vnet_link_detach(nic_id);
+	}
+	return vnet_ioctl_route(cmd, arg);
+}
+
 static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -288,6 +356,13 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return vnet_ioctl_nic_info(uarg);
 	case VNET_IOC_EP_CREATE:
 		return vnet_ioctl_ep_create(file, uarg);
+	case VNET_IOC_ATTACH:
+	case VNET_IOC_DETACH:
+	case VNET_IOC_ROUTE_ADD:
+	case VNET_IOC_ROUTE_DEL:
+		return vnet_ioctl_admin(cmd, uarg);
+	case VNET_IOC_ROUTE_LIST:
+		return vnet_ioctl_route_list(uarg);
 	case VNET_IOC_SET_TAG:
 	case VNET_IOC_MAP:
 	case VNET_IOC_UNMAP:

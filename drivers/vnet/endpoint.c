@@ -20,11 +20,14 @@ void vnet_ep_release(struct kobject *kobj)
 {
 	struct vnet_ep *ep = container_of(kobj, struct vnet_ep, kobj);
 
-	atomic_dec(&ep->nic->nr_eps);
+	struct vnet_nic *nic = ep->nic;
+
+	atomic_dec(&nic->nr_eps);
 	ida_free(&vnet_ep_uids, ep->uid);
 	vfree(ep->staging);
 	kvfree(ep->image);
 	kvfree(ep);
+	vnet_nic_put(nic);
 }
 
 struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
@@ -79,6 +82,7 @@ struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
 	vnet_fw_ep_init(&ep->fw, name, ep->staging);
 	vnet_fw_frame_init(&ep->fw, ep->image);
 
+	kref_get(&nic->ref);
 	kobject_init(&ep->kobj, &vnet_ep_ktype);
 	err = vnet_sysfs_add_ep(ep);
 	if (err) {
@@ -101,6 +105,13 @@ err_count:
 	return ERR_PTR(err);
 }
 
+/* Out of sysfs, once: closing and orphaning can race to it. */
+static void vnet_ep_unlist(struct vnet_ep *ep)
+{
+	if (!xchg(&ep->unlisted, true))
+		kobject_del(&ep->kobj);
+}
+
 /*
  * The owner closed the endpoint (the last mapping is gone with it).  Hide it
  * from the firmware's lookups, take it off the card, and drop the file's
@@ -119,10 +130,31 @@ void vnet_ep_destroy(struct vnet_ep *ep)
 	vnet_ep_evict_for_close(ep);
 	if (cancel_work_sync(&ep->fault_work))
 		kobject_put(&ep->kobj);
+
+	mutex_lock(&nic->fw_lock);
+	vnet_fw_ep_forget(&nic->fw, &ep->fw);
+	mutex_unlock(&nic->fw_lock);
 	vnet_ep_drop_seg(ep);
 
-	kobject_del(&ep->kobj);
+	vnet_ep_unlist(ep);
 	kobject_put(&ep->kobj);
+}
+
+/*
+ * Its NIC is going away (vnet_nics_lock held): take the endpoint off the
+ * card for good and out of sysfs.  The file keeps what is left until it is
+ * closed; touching the mapping then gets SIGBUS, ioctls ENODEV.
+ */
+void vnet_ep_orphan(struct vnet_ep *ep)
+{
+	struct vnet_nic *nic = ep->nic;
+
+	spin_lock(&nic->lock);
+	ep->dead = true;
+	spin_unlock(&nic->lock);
+	vnet_ep_evict_for_close(ep);
+	wake_up_interruptible(&ep->poll_wq);
+	vnet_ep_unlist(ep);
 }
 
 int vnet_ep_set_tag(struct vnet_ep *ep, u64 tag)

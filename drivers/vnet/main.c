@@ -9,6 +9,8 @@
  */
 #include <linux/build_bug.h>
 #include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/stddef.h>
@@ -50,15 +52,79 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct vnet_ep_create) != 40);
 	BUILD_BUG_ON(sizeof(struct vnet_map) != 24);
 	BUILD_BUG_ON(sizeof(struct vnet_ep_stat) != 64);
+	BUILD_BUG_ON(sizeof(struct vnet_attach) != 24);
+	BUILD_BUG_ON(sizeof(struct vnet_route) != 16);
+	BUILD_BUG_ON(sizeof(struct vnet_route_list) != 16);
+	BUILD_BUG_ON(sizeof(struct vnet_wire_hdr) != 24);
+	BUILD_BUG_ON(sizeof(struct vnet_wire_msg) != 72);
+	BUILD_BUG_ON(sizeof(struct vnet_wire_ack) != 4);
+	BUILD_BUG_ON(VNET_WIRE_MAX > U16_MAX);
 }
 
-static int __init vnet_init(void)
+unsigned int vnet_channels = 4;
+module_param_named(channels, vnet_channels, uint, 0444);
+MODULE_PARM_DESC(channels, "Logical channels per destination NIC (1-64, default 4)");
+
+unsigned int vnet_max_peers = 64;
+module_param_named(max_peers, vnet_max_peers, uint, 0444);
+MODULE_PARM_DESC(max_peers, "Routes per NIC (1-4096, default 64)");
+
+unsigned int vnet_retrans_ms = 20;
+module_param_named(retrans_ms, vnet_retrans_ms, uint, 0644);
+MODULE_PARM_DESC(retrans_ms, "Retransmission timer quantum in ms, for NICs attached after a change (default 20)");
+
+unsigned int vnet_max_retries = 255;
+module_param_named(max_retries, vnet_max_retries, uint, 0644);
+MODULE_PARM_DESC(max_retries, "Transmissions without an ACK or NACK before a message is returned unreachable, for NICs attached after a change (default 255)");
+
+unsigned int vnet_pool_buffers = 256;
+module_param_named(pool_buffers, vnet_pool_buffers, uint, 0444);
+MODULE_PARM_DESC(pool_buffers, "8 KiB payload buffers per NIC for messages in flight (default 256)");
+
+unsigned short vnet_ethertype = VNET_ETH_P_VNET;
+module_param_named(ethertype, vnet_ethertype, ushort, 0444);
+MODULE_PARM_DESC(ethertype, "EtherType of vnet frames (default 0x88b5)");
+
+static char *vnet_ifnames;
+module_param_named(ifnames, vnet_ifnames, charp, 0444);
+MODULE_PARM_DESC(ifnames, "Interfaces to attach at load: IFNAME[:NICID],...");
+
+/* ifnames=eth1:3,eth2 -- a bad entry is reported and skipped. */
+static void __init vnet_attach_ifnames(void)
 {
-	struct vnet_nic *nic;
-	int err;
+	char *list, *cur, *entry;
 
-	vnet_check_abi();
+	if (!vnet_ifnames || !*vnet_ifnames)
+		return;
+	list = kstrdup(vnet_ifnames, GFP_KERNEL);
+	if (!list)
+		return;
+	cur = list;
+	while ((entry = strsep(&cur, ","))) {
+		char *id = strchr(entry, ':');
+		u32 nic_id = VNET_NIC_ID_ANY, got;
+		int err;
 
+		if (!*entry)
+			continue;
+		if (id) {
+			*id++ = 0;
+			if (kstrtou32(id, 0, &nic_id)) {
+				pr_err("vnet: ifnames: bad NIC id '%s' for %s\n",
+				       id, entry);
+				continue;
+			}
+		}
+		err = vnet_link_attach(entry, nic_id, &got);
+		if (err)
+			pr_err("vnet: ifnames: cannot attach %s: %d\n", entry,
+			       err);
+	}
+	kfree(list);
+}
+
+static int __init vnet_check_params(void)
+{
 	/* Delivery needs sender and receiver on the card at once. */
 	if (vnet_frames < 2 || vnet_frames > VNET_MAX_FRAMES) {
 		pr_err("vnet: frames=%u out of range 2-%u\n", vnet_frames,
@@ -69,6 +135,26 @@ static int __init vnet_init(void)
 		pr_err("vnet: sched_k=%u out of range 0-12\n", vnet_sched_k);
 		return -EINVAL;
 	}
+	if (!vnet_channels || vnet_channels > 64 || !vnet_max_peers ||
+	    vnet_max_peers > VNET_FW_MAX_PEERS || !vnet_retrans_ms ||
+	    !vnet_max_retries || vnet_max_retries > 65535) {
+		pr_err("vnet: channels, max_peers, retrans_ms or max_retries out of range\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init vnet_init(void)
+{
+	struct vnet_nic *nic;
+	int err;
+
+	vnet_check_abi();
+
+	err = vnet_check_params();
+	if (err)
+		return err;
+	vnet_fw_crc32c_init();
 
 	err = vnet_sysfs_init();
 	if (err)
@@ -84,14 +170,20 @@ static int __init vnet_init(void)
 		goto err_debugfs;
 	}
 
-	err = vnet_chardev_init();
+	err = vnet_link_init();
 	if (err)
 		goto err_nics;
+	err = vnet_chardev_init();
+	if (err)
+		goto err_link;
+	vnet_attach_ifnames();
 	return 0;
 
+err_link:
+	vnet_link_exit();
 err_nics:
 	mutex_lock(&vnet_nics_lock);
-	vnet_nic_destroy(nic);
+	vnet_nic_remove(nic);
 	mutex_unlock(&vnet_nics_lock);
 err_debugfs:
 	vnet_debugfs_exit();
@@ -104,9 +196,11 @@ static void __exit vnet_exit(void)
 	struct vnet_nic *nic, *tmp;
 
 	vnet_chardev_exit();
+	/* No NIC can come or go through the notifier once it is gone. */
+	vnet_link_exit();
 	mutex_lock(&vnet_nics_lock);
 	list_for_each_entry_safe(nic, tmp, &vnet_nics, node)
-		vnet_nic_destroy(nic);
+		vnet_nic_remove(nic);
 	mutex_unlock(&vnet_nics_lock);
 	vnet_debugfs_exit();
 	vnet_sysfs_exit();

@@ -3,7 +3,11 @@
 #define _VNET_H
 
 #include <linux/bits.h>
+#include <linux/if_ether.h>
 #include <linux/kobject.h>
+#include <linux/kref.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -27,6 +31,23 @@ extern unsigned int vnet_frames;
 extern unsigned int vnet_max_endpoints;
 extern unsigned int vnet_poll_us;
 extern unsigned int vnet_sched_k;
+extern unsigned int vnet_channels;
+extern unsigned int vnet_max_peers;
+extern unsigned int vnet_retrans_ms;
+extern unsigned int vnet_max_retries;
+extern unsigned int vnet_pool_buffers;
+extern unsigned short vnet_ethertype;
+
+struct vnet_nic;
+
+/* A NIC's Ethernet side: the interface and the packet handler on it. */
+struct vnet_link {
+	struct vnet_nic *nic;
+	struct net_device *dev;
+	netdevice_tracker dev_tracker;
+	struct packet_type pt;
+	bool up;			/* interface up: transmit, else drop */
+};
 
 /*
  * One NIC: card memory cut into frames, the firmware thread that serves the
@@ -34,9 +55,11 @@ extern unsigned int vnet_sched_k;
  */
 struct vnet_nic {
 	struct list_head node;		/* vnet_nics, under vnet_nics_lock */
+	struct kref ref;		/* the list and every endpoint */
 	struct device *dev;
 	char name[16];
 	u32 id;
+	bool dead;			/* removed: endpoints left are orphans */
 
 	u32 nframes;
 	void *card_mem;			/* nframes * VNET_FRAME_SIZE */
@@ -72,6 +95,16 @@ struct vnet_nic {
 	wait_queue_head_t fw_wq;
 	bool doorbell;
 
+	/* The wire.  link and peer_mac change under fw_lock. */
+	struct vnet_link *link;
+	u8 (*peer_mac)[ETH_ALEN];	/* per firmware peer slot */
+	struct sk_buff_head rxq;	/* from the packet handler */
+	u64 rx_dropped;			/* rxq full */
+	u64 tx_dropped;			/* link down, no memory */
+	struct vnet_fw_send_chan *tx_chans;
+	struct vnet_fw_recv_chan *rx_chans;
+	void *pool_mem;
+
 	struct workqueue_struct *fault_wq;
 	struct kobject *eps_kobj;
 	struct dentry *debugfs;
@@ -95,6 +128,7 @@ struct vnet_ep {
 	enum vnet_ep_state state;	/* nic->lock */
 	int frame;			/* nic->lock; -1 unless in a frame */
 	bool dead;			/* nic->lock; closing, never faults again */
+	bool unlisted;			/* out of sysfs */
 	u64 faults;			/* nic->lock */
 	u64 evictions;			/* nic->lock */
 	wait_queue_head_t state_wq;
@@ -121,10 +155,25 @@ static inline void *vnet_frame_addr(struct vnet_nic *nic, int frame)
 extern struct list_head vnet_nics;
 extern struct mutex vnet_nics_lock;
 struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes);
-void vnet_nic_destroy(struct vnet_nic *nic);
+void vnet_nic_remove(struct vnet_nic *nic);
+void vnet_nic_put(struct vnet_nic *nic);
 struct vnet_nic *vnet_nic_find(u32 id);
+u32 vnet_nic_free_id(void);
 void vnet_nic_doorbell(struct vnet_nic *nic);
 void vnet_nic_fence(struct vnet_nic *nic);
+
+/* link.c */
+int vnet_link_attach(const char *ifname, u32 nic_id, u32 *out_id);
+int vnet_link_detach(u32 nic_id);
+void vnet_link_stop(struct vnet_nic *nic);
+void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
+		    u32 hdr_len, const void *payload, u32 len);
+int vnet_link_route_add(u32 nic_id, u32 peer_id, const u8 *mac);
+int vnet_link_route_del(u32 nic_id, u32 peer_id);
+int vnet_link_route_list(u32 nic_id, struct vnet_route __user *routes,
+			 u32 *count);
+int vnet_link_init(void);
+void vnet_link_exit(void);
 
 /* cache.c */
 int vnet_ep_fault_in(struct vnet_ep *ep);
@@ -137,6 +186,7 @@ void *vnet_ep_current_image(struct vnet_ep *ep);
 struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
 			       struct address_space *mapping);
 void vnet_ep_destroy(struct vnet_ep *ep);
+void vnet_ep_orphan(struct vnet_ep *ep);
 int vnet_ep_set_tag(struct vnet_ep *ep, u64 tag);
 int vnet_ep_map(struct vnet_ep *ep, u32 slot, struct vnet_name name, u64 tag);
 int vnet_ep_unmap(struct vnet_ep *ep, u32 slot);

@@ -9,6 +9,7 @@
 
 #include <linux/kernel.h>
 #include <linux/types.h>
+#include <asm/byteorder.h>
 #include <linux/string.h>
 #include <asm/barrier.h>
 #include <linux/compiler.h>
@@ -17,6 +18,13 @@
 #define fw_memset(d, c, n)		memset(d, c, n)
 #define fw_read_once(x)			READ_ONCE(x)
 #define fw_write_once(x, v)		WRITE_ONCE(x, v)
+#define fw_cpu_to_be16(x)		cpu_to_be16(x)
+#define fw_cpu_to_be32(x)		cpu_to_be32(x)
+#define fw_cpu_to_be64(x)		cpu_to_be64(x)
+#define fw_be16_to_cpu(x)		be16_to_cpu(x)
+#define fw_be32_to_cpu(x)		be32_to_cpu(x)
+#define fw_be64_to_cpu(x)		be64_to_cpu(x)
+
 /* Queue indices shared with user space: acquire what it published. */
 #define fw_load_acquire(p)		smp_load_acquire(p)
 /* ... and release what the firmware wrote before moving an index. */

@@ -202,6 +202,31 @@ struct vnet_ep_stat {
 	__u64 evictions;
 };
 
+/*
+ * Privileged (CAP_NET_ADMIN): put a NIC on an Ethernet interface, and tell
+ * it which MAC address each peer NIC id lives at.
+ */
+#define VNET_NIC_ID_ANY		0xffffffffu
+
+struct vnet_attach {
+	char ifname[16];
+	__u32 nic_id;			/* in: id or VNET_NIC_ID_ANY; out: id */
+	__u32 __pad;
+};
+
+struct vnet_route {
+	__u32 nic_id;			/* the local NIC */
+	__u32 peer_id;			/* the remote NIC */
+	__u8 mac[6];
+	__u8 __pad[2];
+};
+
+struct vnet_route_list {
+	__u32 nic_id;
+	__u32 count;			/* in: room at routes; out: how many */
+	__u64 routes;			/* user pointer to struct vnet_route[] */
+};
+
 #define VNET_IOC_MAGIC		0xb5
 
 #define VNET_IOC_INFO		_IOR(VNET_IOC_MAGIC, 0x00, struct vnet_info)
@@ -213,5 +238,10 @@ struct vnet_ep_stat {
 #define VNET_IOC_KICK		_IO(VNET_IOC_MAGIC, 0x06)
 #define VNET_IOC_EP_STAT	_IOR(VNET_IOC_MAGIC, 0x07, struct vnet_ep_stat)
 #define VNET_IOC_SET_SEG	_IOW(VNET_IOC_MAGIC, 0x08, struct vnet_seg)
+#define VNET_IOC_ATTACH		_IOWR(VNET_IOC_MAGIC, 0x10, struct vnet_attach)
+#define VNET_IOC_DETACH		_IOW(VNET_IOC_MAGIC, 0x11, __u32)
+#define VNET_IOC_ROUTE_ADD	_IOW(VNET_IOC_MAGIC, 0x12, struct vnet_route)
+#define VNET_IOC_ROUTE_DEL	_IOW(VNET_IOC_MAGIC, 0x13, struct vnet_route)
+#define VNET_IOC_ROUTE_LIST	_IOWR(VNET_IOC_MAGIC, 0x14, struct vnet_route_list)
 
 #endif /* _UAPI_LINUX_VNET_H */

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Ethernet side of a NIC: frames of the vnet EtherType in and out of a
+ * netdev, the table of peer MAC addresses, and attaching to and detaching
+ * from interfaces, at runtime and when they change under us.
+ *
+ * Received frames are queued for the firmware thread; the firmware sends
+ * from that thread with dev_queue_xmit().  The link never blocks the
+ * firmware: a frame that cannot go out is dropped and counted, and the
+ * transport retransmits it.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+
+#include "vnet.h"
+
+/* Frames queued for the firmware before we drop. */
+#define VNET_RXQ_MAX		4096
+
+static int vnet_link_rcv(struct sk_buff *skb, struct net_device *dev,
+			 struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct vnet_link *link = container_of(pt, struct vnet_link, pt);
+	struct vnet_nic *nic = link->nic;
+
+	if (skb->pkt_type == PACKET_OTHERHOST ||
+	    skb->pkt_type == PACKET_OUTGOING)
+		goto drop;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	if (skb_queue_len(&nic->rxq) >= VNET_RXQ_MAX) {
+		WRITE_ONCE(nic->rx_dropped, nic->rx_dropped + 1);
+		goto drop;
+	}
+	skb_queue_tail(&nic->rxq, skb);
+	wake_up(&nic->fw_wq);
+	return NET_RX_SUCCESS;
+drop:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+/* From the firmware, with nic->fw_lock held. */
+void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
+		    u32 hdr_len, const void *payload, u32 len)
+{
+	struct vnet_link *link = nic->link;
+	struct net_device *dev;
+	struct sk_buff *skb;
+
+	if (!link || !READ_ONCE(link->up))
+		goto drop;
+	dev = link->dev;
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + hdr_len + len +
+			dev->needed_tailroom, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		goto drop;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_network_header(skb);
+	skb_put_data(skb, hdr, hdr_len);
+	if (len)
+		skb_put_data(skb, payload, len);
+	skb->dev = dev;
+	skb->protocol = htons(vnet_ethertype);
+	if (dev_hard_header(skb, dev, vnet_ethertype, nic->peer_mac[peer],
+			    dev->dev_addr, skb->len) < 0) {
+		kfree_skb(skb);
+		goto drop;
+	}
+	dev_queue_xmit(skb);
+	return;
+drop:
+	nic->tx_dropped++;
+}
+
+/* The firmware sends no packet larger than the interface carries. */
+static void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu)
+{
+	mutex_lock(&nic->fw_lock);
+	nic->fw.mtu = mtu;
+	mutex_unlock(&nic->fw_lock);
+}
+
+/* Stop the wire: no frame in, none out.  vnet_nics_lock held. */
+void vnet_link_stop(struct vnet_nic *nic)
+{
+	struct vnet_link *link = nic->link;
+
+	if (!link)
+		return;
+	dev_remove_pack(&link->pt);	/* waits for running handlers */
+	mutex_lock(&nic->fw_lock);
+	nic->link = NULL;
+	mutex_unlock(&nic->fw_lock);
+	skb_queue_purge(&nic->rxq);
+	netdev_put(link->dev, &link->dev_tracker);
+	kfree(link);
+}
+
+static struct vnet_nic *vnet_link_nic_of(struct net_device *dev)
+{
+	struct vnet_nic *nic;
+
+	list_for_each_entry(nic, &vnet_nics, node)
+		if (nic->link && nic->link->dev == dev)
+			return nic;
+	return NULL;
+}
+
+/* Called with rtnl and vnet_nics_lock held. */
+static int vnet_link_attach_locked(struct net_device *dev, u32 nic_id)
+{
+	struct vnet_link *link;
+	struct vnet_nic *nic;
+
+	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN)
+		return -EINVAL;
+	if (vnet_link_nic_of(dev))
+		return -EBUSY;
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+	nic = vnet_nic_create(nic_id, vnet_frames);
+	if (IS_ERR(nic)) {
+		kfree(link);
+		return PTR_ERR(nic);
+	}
+	link->nic = nic;
+	link->dev = dev;
+	netdev_hold(dev, &link->dev_tracker, GFP_KERNEL);
+	link->up = netif_running(dev);
+	link->pt.type = htons(vnet_ethertype);
+	link->pt.dev = dev;
+	link->pt.func = vnet_link_rcv;
+
+	mutex_lock(&nic->fw_lock);
+	nic->link = link;
+	nic->fw.mtu = dev->mtu;
+	mutex_unlock(&nic->fw_lock);
+	dev_add_pack(&link->pt);
+	netdev_info(dev, "%s: attached as NIC %u, MTU %u\n", nic->name, nic_id,
+		    dev->mtu);
+	return 0;
+}
+
+int vnet_link_attach(const char *ifname, u32 nic_id, u32 *out_id)
+{
+	struct net_device *dev;
+	int err;
+
+	rtnl_lock();
+	dev = __dev_get_by_name(&init_net, ifname);
+	if (!dev) {
+		rtnl_unlock();
+		return -ENODEV;
+	}
+	mutex_lock(&vnet_nics_lock);
+	if (nic_id == VNET_NIC_ID_ANY)
+		nic_id = vnet_nic_free_id();
+	err = nic_id > VNET_MAX_NIC_ID ? -EINVAL :
+					 vnet_link_attach_locked(dev, nic_id);
+	mutex_unlock(&vnet_nics_lock);
+	rtnl_unlock();
+	if (!err)
+		*out_id = nic_id;
+	return err;
+}
+
+int vnet_link_detach(u32 nic_id)
+{
+	struct vnet_nic *nic;
+	int err = 0;
+
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_find(nic_id);
+	if (!nic)
+		err = -ENODEV;
+	else if (!nic->link)
+		err = -EINVAL;	/* the loopback card goes only with the module */
+	else
+		vnet_nic_remove(nic);
+	mutex_unlock(&vnet_nics_lock);
+	return err;
+}
+
+int vnet_link_route_add(u32 nic_id, u32 peer_id, const u8 *mac)
+{
+	struct vnet_nic *nic;
+	int slot, err = 0;
+
+	if (peer_id > VNET_MAX_NIC_ID || !is_valid_ether_addr(mac))
+		return -EINVAL;
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_find(nic_id);
+	if (!nic || !nic->link) {
+		err = nic ? -EOPNOTSUPP : -ENODEV;
+		goto out;
+	}
+	if (peer_id == nic_id) {
+		err = -EINVAL;
+		goto out;
+	}
+	mutex_lock(&nic->fw_lock);
+	slot = vnet_fw_route_add(&nic->fw, peer_id);
+	if (slot < 0)
+		err = -ENOSPC;
+	else
+		ether_addr_copy(nic->peer_mac[slot], mac);
+	mutex_unlock(&nic->fw_lock);
+out:
+	mutex_unlock(&vnet_nics_lock);
+	return err;
+}
+
+int vnet_link_route_del(u32 nic_id, u32 peer_id)
+{
+	struct vnet_nic *nic;
+	int err = 0;
+
+	if (peer_id > VNET_MAX_NIC_ID)
+		return -EINVAL;
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_find(nic_id);
+	if (!nic) {
+		err = -ENODEV;
+	} else {
+		mutex_lock(&nic->fw_lock);
+		if (nic->fw.peer_of[peer_id] == VNET_FW_NO_PEER)
+			err = -ENOENT;
+		else
+			vnet_fw_route_del(&nic->fw, peer_id);
+		mutex_unlock(&nic->fw_lock);
+	}
+	mutex_unlock(&vnet_nics_lock);
+	return err;
+}
+
+int vnet_link_route_list(u32 nic_id, struct vnet_route __user *routes,
+			 u32 *count)
+{
+	struct vnet_nic *nic;
+	struct vnet_route *buf;
+	u32 i, n = 0;
+	int err = 0;
+
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_find(nic_id);
+	if (!nic) {
+		mutex_unlock(&vnet_nics_lock);
+		return -ENODEV;
+	}
+	buf = kvcalloc(nic->fw.max_peers, sizeof(*buf), GFP_KERNEL);
+	if (!buf) {
+		mutex_unlock(&vnet_nics_lock);
+		return -ENOMEM;
+	}
+	mutex_lock(&nic->fw_lock);
+	for (i = 0; i < nic->fw.max_peers; i++) {
+		if (!nic->fw.peers[i].valid)
+			continue;
+		buf[n].nic_id = nic_id;
+		buf[n].peer_id = nic->fw.peers[i].nic_id;
+		ether_addr_copy(buf[n].mac, nic->peer_mac[i]);
+		n++;
+	}
+	mutex_unlock(&nic->fw_lock);
+	mutex_unlock(&vnet_nics_lock);
+
+	if (copy_to_user(routes, buf, array_size(min(n, *count), sizeof(*buf))))
+		err = -EFAULT;
+	*count = n;
+	kvfree(buf);
+	return err;
+}
+
+static int vnet_link_event(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct vnet_nic *nic;
+
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_link_nic_of(dev);
+	if (!nic)
+		goto out;
+	switch (event) {
+	case NETDEV_UP:
+		WRITE_ONCE(nic->link->up, true);
+		break;
+	case NETDEV_GOING_DOWN:
+	case NETDEV_DOWN:
+		/* Messages in flight run out of retries: unreachable. */
+		WRITE_ONCE(nic->link->up, false);
+		break;
+	case NETDEV_CHANGEMTU:
+		vnet_link_set_mtu(nic, dev->mtu);
+		netdev_info(dev, "%s: MTU now %u\n", nic->name, dev->mtu);
+		break;
+	case NETDEV_UNREGISTER:
+		netdev_info(dev, "%s: interface going away, detaching\n",
+			    nic->name);
+		vnet_nic_remove(nic);
+		break;
+	}
+out:
+	mutex_unlock(&vnet_nics_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block vnet_link_notifier = {
+	.notifier_call = vnet_link_event,
+};
+
+int vnet_link_init(void)
+{
+	return register_netdevice_notifier(&vnet_link_notifier);
+}
+
+void vnet_link_exit(void)
+{
+	unregister_netdevice_notifier(&vnet_link_notifier);
+}
