@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            build vnet.ko against Debian's linux-headers and the tools
+# make install    libvnet (library, headers, vnet.pc) into $(DESTDIR)$(PREFIX)
 # make check      host unit tests, sparse, and the VM selftests
 # make demo       boot a VM, load the module and show paging at work
 # make setup      install the Debian packages all of this needs
@@ -20,10 +21,10 @@ KSFT_FILES := tools/testing/selftests/kselftest_harness.h \
 CHECKPATCH_FILES := scripts/checkpatch.pl scripts/spelling.txt \
 		    scripts/const_structs.checkpatch
 
-.PHONY: all module tools selftests fwtests check demo setup clean sparse \
-	ksft-headers checkpatch
+.PHONY: all module lib tools selftests fwtests check demo setup clean sparse \
+	ksft-headers checkpatch install
 
-all: module tools selftests fwtests
+all: module lib tools selftests fwtests
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -31,10 +32,17 @@ module:
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
-tools:
+# libvnet and its examples; vnetctl and the selftests link it.
+lib:
+	$(MAKE) -C tools/lib/vnet all examples
+
+install: lib
+	$(MAKE) -C tools/lib/vnet install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+tools: lib
 	$(MAKE) -C tools/vnetctl
 
-selftests: ksft-headers
+selftests: ksft-headers lib
 	$(MAKE) -C selftests
 
 fwtests: ksft-headers
@@ -66,4 +74,5 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C firmware/test clean
 	$(MAKE) -C tools/vnetctl clean
+	$(MAKE) -C tools/lib/vnet clean
 	$(MAKE) -C selftests clean

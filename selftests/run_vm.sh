@@ -41,6 +41,11 @@ for t in ioctl_test paging_test; do
 	"$here/$t" || failed=1
 done
 
+# libvnet, the AM-II library over the endpoints, and its examples.
+for t in am_test am_msg_test am_wait_test; do
+	"$here/$t" || failed=1
+done
+
 # rmmod must be refused while a file on /dev/vnet is open, and the module
 # must then still work.
 exec 3<>/dev/vnet

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libvnet: requests and replies -- credits, the implicit poll, bulk
+ * fragments, and the replies the library sends on its own.
+ *
+ * Credits.  An endpoint may have K requests in flight; every request
+ * (every bulk fragment) takes one and gets it back when its reply, or the
+ * request itself, returns.  K is at most a queue's depth, so a request
+ * holding a credit always finds room in the request send queue, and the
+ * replies it brings back always fit in the reply receive queue.  A request
+ * without a credit polls its endpoint, then the rest of its bundle, and
+ * finally sleeps in poll(2) on the bundle's files until a reply arrives.
+ *
+ * Replies never wait for credits, only for room in the reply send queue,
+ * which the firmware drains first on every visit.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "am_internal.h"
+
+static inline void amv_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause");
+#endif
+}
+
+/*
+ * Waiting for the firmware (room in the reply send queue): spin briefly,
+ * then yield, then nap.
+ */
+static void amv_backoff(unsigned int *spins)
+{
+	struct timespec ts = { 0, 50000 };
+
+	++*spins;
+	if (*spins < 32)
+		amv_cpu_relax();
+	else if (*spins < 512)
+		sched_yield();
+	else
+		nanosleep(&ts, NULL);
+}
+
+/*
+ * Waiting for a reply: sleep in poll(2) on the files of the bundle for up
+ * to a millisecond, then service the endpoints that have something.  poll
+ * does not fault an endpoint in, so a thread waiting for credits on an
+ * endpoint that is not on the card leaves the frames to the others; the
+ * timeout is the safety net against a missed wake-up (am_event.c).
+ */
+static void amv_sleep_bundle(struct amvnet_ep *ep)
+{
+	struct amvnet_eb *eb = ep->eb;
+	struct pollfd stack[16], *fds = stack;
+	unsigned int i, n = eb->nr_eps;
+
+	if (n > sizeof(stack) / sizeof(stack[0])) {
+		fds = calloc(n, sizeof(*fds));
+		if (!fds) {
+			fds = stack;
+			n = sizeof(stack) / sizeof(stack[0]);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		fds[i].fd = eb->eps[i]->raw.fd;
+		fds[i].events = POLLIN;
+		fds[i].revents = 0;
+	}
+	if (poll(fds, n, 1) > 0) {
+		for (i = 0; i < n; i++) {
+			struct amvnet_ep *e = eb->eps[i];
+
+			if (!(fds[i].revents & POLLIN))
+				continue;
+			if (e == ep) {
+				amv_service(ep);	/* our lock is held */
+			} else if (amv_trylock(e)) {
+				amv_service(e);
+				amv_unlock(e);
+			}
+		}
+	}
+	if (fds != stack)
+		free(fds);
+}
+
+/* Post on the reply send queue, waiting for room; the caller holds the lock. */
+static void amv_post_reply(struct amvnet_ep *ep, struct vnet_desc *d,
+			   const void *payload, uint32_t len)
+{
+	unsigned int spins = 0;
+
+	while (vnet_endpoint_post(&ep->raw, VNET_Q_REP_SEND, d, payload,
+				  len) == -EAGAIN)
+		amv_backoff(&spins);
+}
+
+void amv_credit_reply(struct amvnet_ep *ep, uint32_t token)
+{
+	struct vnet_desc d = {
+		.flags = VNET_DESC_CREDIT,
+		.token = token,
+	};
+
+	amv_post_reply(ep, &d, NULL, 0);
+	ep->st.credit_replies_sent++;
+}
+
+void amv_refuse(struct amvnet_ep *ep, struct amvnet_token *t, int status)
+{
+	struct vnet_desc d = {
+		.flags = VNET_DESC_CREDIT | VNET_DESC_MEDIUM,
+		.token = t->d.token,
+		.len = sizeof(struct amvnet_reject),
+	};
+	struct amvnet_reject r = {
+		.magic = AMVNET_REJECT_MAGIC,
+		.status = (uint32_t)status,
+		.handler = t->d.handler,
+		.nargs = t->d.nargs,
+		.flags = t->d.flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER),
+		.len = t->d.len,
+		.offset = t->d.offset,
+	};
+	unsigned int i;
+
+	for (i = 0; i < VNET_MAX_ARGS; i++)
+		r.args[i] = t->d.args[i];
+	amv_post_reply(ep, &d, &r, sizeof(r));
+	ep->st.credit_replies_sent++;
+}
+
+/*
+ * Requests poll implicitly; then, while no credit is free, keep servicing
+ * this endpoint and the rest of the bundle -- spinning at first, since a
+ * reply is usually microseconds away, then asleep in poll(2).  The caller
+ * holds the lock.
+ */
+static void amv_get_credit(struct amvnet_ep *ep)
+{
+	unsigned int spins = 0;
+
+	amv_service(ep);
+	if (ep->outstanding < ep->credits)
+		return;
+	ep->st.credit_waits++;
+	while (ep->outstanding >= ep->credits) {
+		if (spins >= 64) {
+			amv_sleep_bundle(ep);
+		} else if (!amv_service(ep)) {
+			amv_service_others(ep);
+			amv_cpu_relax();
+			spins++;
+		}
+	}
+}
+
+static void amv_post_request(struct amvnet_ep *ep, const struct vnet_desc *d,
+			     const void *payload, uint32_t len)
+{
+	unsigned int spins = 0;
+
+	amv_get_credit(ep);
+	/* Never full while credits <= depth; stay correct if it ever is. */
+	while (vnet_endpoint_post(&ep->raw, VNET_Q_REQ_SEND, d, payload,
+				  len) == -EAGAIN)
+		amv_backoff(&spins);
+	ep->outstanding++;
+	if (ep->outstanding > ep->st.max_outstanding)
+		ep->st.max_outstanding = ep->outstanding;
+	ep->st.requests_sent++;
+}
+
+/*
+ * A bulk request: fragments of VNET_MEDIUM_MAX bytes, in order, back to back
+ * on this endpoint's request queue (the lock is held throughout).  All but
+ * the last carry VNET_DESC_CREDIT and the transfer's extent instead of the
+ * user's arguments; the last one runs the handler.  The firmware checks each
+ * against the destination segment.
+ */
+static void amv_xfer(struct amvnet_ep *ep, struct vnet_desc *last,
+		     const uint8_t *src, uint64_t nbytes, uint64_t dest_offset)
+{
+	uint64_t done = 0;
+
+	while (nbytes - done > VNET_MEDIUM_MAX) {
+		struct vnet_desc d = {
+			.handler = last->handler,
+			.nargs = AMVNET_FRAG_ARGS,
+			.flags = VNET_DESC_XFER | VNET_DESC_CREDIT,
+			.slot = last->slot,
+			.len = VNET_MEDIUM_MAX,
+			.offset = dest_offset + done,
+		};
+
+		d.args[0] = (uint32_t)dest_offset;
+		d.args[1] = (uint32_t)(dest_offset >> 32);
+		d.args[2] = (uint32_t)nbytes;
+		amv_post_request(ep, &d, src + done, VNET_MEDIUM_MAX);
+		done += VNET_MEDIUM_MAX;
+	}
+	last->len = (uint32_t)(nbytes - done);
+	last->offset = dest_offset + done;
+	amv_post_request(ep, last, src ? src + done : NULL, last->len);
+}
+
+enum amv_cat { AMV_SHORT, AMV_MEDIUM, AMV_LONG };
+
+static uint8_t amv_cat_flags(enum amv_cat cat)
+{
+	if (cat == AMV_MEDIUM)
+		return VNET_DESC_MEDIUM;
+	return cat == AMV_LONG ? VNET_DESC_XFER : 0;
+}
+
+/* Argument checks shared by requests and replies. */
+static int amv_check_msg(handler_t handler, enum amv_cat cat,
+			 const void *src, int nbytes, uintptr_t dest_offset,
+			 int numargs, bool reply)
+{
+	int max = cat == AMV_LONG && !reply ? AM_MaxLong() : AM_MaxMedium();
+
+	/* Handler 0 is the error handler: no message may run it. */
+	AMV_CHECK(!handler, BAD_ARG);
+	AMV_CHECK(numargs < 0 || numargs > AM_MaxShort(), BAD_ARG);
+	if (cat == AMV_SHORT)
+		return AM_OK;
+	AMV_CHECK(nbytes < 0 || nbytes > max, BAD_ARG);
+	AMV_CHECK(!src && nbytes, BAD_ARG);
+	AMV_CHECK(cat == AMV_LONG &&
+		  dest_offset > UINTPTR_MAX - (uintptr_t)nbytes, BAD_ARG);
+	return AM_OK;
+}
+
+static int amv_request(ep_t ep, int index, handler_t handler,
+		       enum amv_cat cat, void *src, int nbytes,
+		       uintptr_t dest_offset, int numargs, va_list ap)
+{
+	struct vnet_desc d = { 0 };
+	int i, err;
+
+	AMV_CHECK_INIT();
+	AMV_CHECK(!ep || index < 0 || index >= AMVNET_MAX_TRANSLATIONS,
+		  BAD_ARG);
+	err = amv_check_msg(handler, cat, src, nbytes, dest_offset, numargs,
+			    false);
+	if (err)
+		return err;
+	/* A handler may only reply; a request could wait for credits. */
+	AMV_CHECK(amv_in_handler(), RESOURCE);
+
+	d.handler = handler;
+	d.nargs = (uint8_t)numargs;
+	d.flags = amv_cat_flags(cat);
+	d.slot = AMVNET_SLOT(index);
+	for (i = 0; i < numargs; i++)
+		d.args[i] = (uint32_t)va_arg(ap, int);
+
+	amv_lock(ep);
+	if (cat == AMV_LONG) {
+		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset);
+	} else {
+		d.len = cat == AMV_MEDIUM ? (uint32_t)nbytes : 0;
+		amv_post_request(ep, &d, src, d.len);
+	}
+	amv_unlock(ep);
+	return AM_OK;
+}
+
+static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
+		     void *src, int nbytes, uintptr_t dest_offset, int numargs,
+		     va_list ap)
+{
+	struct amvnet_token *t = token;
+	struct vnet_desc d = { 0 };
+	int i, err;
+
+	AMV_CHECK_INIT();
+	AMV_CHECK(!t, BAD_ARG);
+	err = amv_check_msg(handler, cat, src, nbytes, dest_offset, numargs,
+			    true);
+	if (err)
+		return err;
+	/* Only from inside the request's handler, in its thread, once. */
+	AMV_CHECK(t != amvnet_cur_tok || !t->running, RESOURCE);
+	AMV_CHECK(t->kind != AMV_REQUEST || t->replied, RESOURCE);
+
+	d.handler = handler;
+	d.nargs = (uint8_t)numargs;
+	d.flags = amv_cat_flags(cat);
+	d.token = t->d.token;
+	d.len = cat == AMV_SHORT ? 0 : (uint32_t)nbytes;
+	d.offset = cat == AMV_LONG ? dest_offset : 0;
+	for (i = 0; i < numargs; i++)
+		d.args[i] = (uint32_t)va_arg(ap, int);
+	/* The dispatcher holds the endpoint's lock while the handler runs. */
+	amv_post_reply(t->ep, &d, src, d.len);
+	t->replied = true;
+	t->ep->st.replies_sent++;
+	return AM_OK;
+}
+
+int AMVNET_RequestVA(ep_t request_endpoint, int reply_endpoint,
+		     handler_t handler, int numargs, va_list argptr)
+{
+	return amv_request(request_endpoint, reply_endpoint, handler,
+			   AMV_SHORT, NULL, 0, 0, numargs, argptr);
+}
+
+int AMVNET_RequestIVA(ep_t request_endpoint, int reply_endpoint,
+		      handler_t handler, void *source_addr, int nbytes,
+		      int numargs, va_list argptr)
+{
+	return amv_request(request_endpoint, reply_endpoint, handler,
+			   AMV_MEDIUM, source_addr, nbytes, 0, numargs, argptr);
+}
+
+int AMVNET_RequestXferVA(ep_t request_endpoint, int reply_endpoint,
+			 handler_t handler, void *source_addr, int nbytes,
+			 uintptr_t dest_offset, int numargs, va_list argptr)
+{
+	return amv_request(request_endpoint, reply_endpoint, handler,
+			   AMV_LONG, source_addr, nbytes, dest_offset, numargs,
+			   argptr);
+}
+
+int AMVNET_ReplyVA(void *token, handler_t handler, int numargs,
+		   va_list argptr)
+{
+	return amv_reply(token, handler, AMV_SHORT, NULL, 0, 0, numargs,
+			 argptr);
+}
+
+int AMVNET_ReplyIVA(void *token, handler_t handler, void *source_addr,
+		    int nbytes, int numargs, va_list argptr)
+{
+	return amv_reply(token, handler, AMV_MEDIUM, source_addr, nbytes, 0,
+			 numargs, argptr);
+}
+
+int AMVNET_ReplyXferVA(void *token, handler_t handler, void *source_addr,
+		       int nbytes, uintptr_t dest_offset, int numargs,
+		       va_list argptr)
+{
+	return amv_reply(token, handler, AMV_LONG, source_addr, nbytes,
+			 dest_offset, numargs, argptr);
+}
+
+int AMVNET_Request(ep_t request_endpoint, int reply_endpoint,
+		   handler_t handler, int numargs, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, numargs);
+	ret = AMVNET_RequestVA(request_endpoint, reply_endpoint, handler,
+			       numargs, ap);
+	va_end(ap);
+	return ret;
+}
+
+int AMVNET_RequestI(ep_t request_endpoint, int reply_endpoint,
+		    handler_t handler, void *source_addr, int nbytes,
+		    int numargs, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, numargs);
+	ret = AMVNET_RequestIVA(request_endpoint, reply_endpoint, handler,
+				source_addr, nbytes, numargs, ap);
+	va_end(ap);
+	return ret;
+}
+
+int AMVNET_RequestXfer(ep_t request_endpoint, int reply_endpoint,
+		       handler_t handler, void *source_addr, int nbytes,
+		       uintptr_t dest_offset, int numargs, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, numargs);
+	ret = AMVNET_RequestXferVA(request_endpoint, reply_endpoint, handler,
+				   source_addr, nbytes, dest_offset, numargs,
+				   ap);
+	va_end(ap);
+	return ret;
+}
+
+int AMVNET_Reply(void *token, handler_t handler, int numargs, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, numargs);
+	ret = AMVNET_ReplyVA(token, handler, numargs, ap);
+	va_end(ap);
+	return ret;
+}
+
+int AMVNET_ReplyI(void *token, handler_t handler, void *source_addr,
+		  int nbytes, int numargs, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, numargs);
+	ret = AMVNET_ReplyIVA(token, handler, source_addr, nbytes, numargs, ap);
+	va_end(ap);
+	return ret;
+}
+
+int AMVNET_ReplyXfer(void *token, handler_t handler, void *source_addr,
+		     int nbytes, uintptr_t dest_offset, int numargs, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, numargs);
+	ret = AMVNET_ReplyXferVA(token, handler, source_addr, nbytes,
+				 dest_offset, numargs, ap);
+	va_end(ap);
+	return ret;
+}
