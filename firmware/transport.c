@@ -115,7 +115,7 @@ static void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	u32 crc;
 
 	ch->stamp = ++nic->stamp;
-	ch->sent_at = nic->now;
+	ch->due = nic->now + nic->quantum;
 	ch->nacked = false;
 	vnet_fw_chan_count(nic, ch, true);
 
@@ -269,7 +269,16 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	if (stamp == ch->stamp) {
 		ch->nacked = true;
 		vnet_fw_chan_count(nic, ch, false);
+		return;
 	}
+	/*
+	 * The answer to an older transmission: the round trip is longer than
+	 * a quantum, and retransmitting now would only make this one stale
+	 * too, so no NACK would ever be the latest.  Give the latest
+	 * transmission time to be answered.
+	 */
+	if (ch->due < nic->now + 2 * nic->quantum)
+		ch->due = nic->now + 2 * nic->quantum;
 }
 
 static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
@@ -281,7 +290,7 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		vnet_fw_try_return(nic, p, ch);
 		return;
 	}
-	if (ch->state != VNET_CHAN_INFLIGHT || nic->now - ch->sent_at < nic->quantum)
+	if (ch->state != VNET_CHAN_INFLIGHT || nic->now < ch->due)
 		return;
 	if (ch->nacked) {
 		/* Resolved for the flush: leave it until the move is done. */

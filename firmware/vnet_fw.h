@@ -121,7 +121,7 @@ struct vnet_fw_send_chan {
 	u8 *payload;			/* pool buffer, or NULL */
 	struct vnet_fw_ep *src;		/* NULL once its owner closed */
 	u32 src_ep;			/* its index, for retransmissions */
-	u64 sent_at;			/* time of the latest transmission */
+	u64 due;			/* when to retransmit */
 	u32 seq;
 	u32 stamp;			/* of the latest transmission */
 	u16 retries;			/* transmissions with no ACK or NACK */

@@ -30,14 +30,18 @@ meminfo_kb() {
 }
 
 dmesg -C
+# The wire tests load these; their module memory is vmalloc'd too.
+modprobe veth
+modprobe sch_netem
 vmalloc_before=$(meminfo_kb VmallocUsed)
 
+# Quick retries, so "unreachable" comes in well under a second.
 # shellcheck disable=SC2086
-insmod "$ko" $VNET_ARGS
+insmod "$ko" ${VNET_ARGS:-max_retries=50 retrans_ms=20}
 check $? insmod
 [ -c /dev/vnet ] || { echo "Bail out! no /dev/vnet"; exit 1; }
 
-for t in ioctl_test paging_test; do
+for t in ioctl_test paging_test wire_test; do
 	"$here/$t" || failed=1
 done
 

@@ -18,6 +18,11 @@
  * leaves posted messages behind it is queued to fault straight back in,
  * since nothing else would bring it back while its owner waits for replies.
  *
+ * An endpoint loaded less than min_resident_us ago is never the victim: it
+ * was brought in for a message (or a touch) that has not come yet, and
+ * evicting it first would only bring it back.  When every frame holds such
+ * a newcomer the fault waits for one to age.
+ *
  * Every move runs in the context of whoever needs the frame, without
  * nic->lock held: claim the frame and mark both endpoints moving under the
  * lock, then unload the victim and load the new endpoint outside it.  Only
@@ -48,6 +53,7 @@ static void vnet_cache_delay(struct vnet_nic *nic)
 /* Pick a resident endpoint to evict; called with nic->lock held. */
 static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
 {
+	u64 young = ktime_get_ns() - (u64)vnet_min_resident_us * NSEC_PER_USEC;
 	struct vnet_ep *fallback = NULL;
 	u32 step;
 
@@ -56,6 +62,9 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
 
 		nic->clock_hand = (nic->clock_hand + 1) % nic->nframes;
 		if (!ep || ep->state != VNET_EP_RESIDENT)
+			continue;
+		/* Give a newcomer time to get the message it came for. */
+		if (ep->loaded_at > young)
 			continue;
 		fallback = ep;
 		if (READ_ONCE(ep->fw.referenced)) {
@@ -95,6 +104,15 @@ static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
 }
 
 /*
+ * Flushed, or nothing will ever answer: the NIC's firmware has stopped (it
+ * returned everything in flight as unreachable on its way out).
+ */
+static bool vnet_ep_flushed(struct vnet_ep *ep)
+{
+	return !READ_ONCE(ep->fw.unresolved) || READ_ONCE(ep->nic->fw_stopped);
+}
+
+/*
  * Take @ep out of frame @f.  First the firmware stops sending from it and
  * delivering into it, and user space loses its mapping; then, by the flush
  * rule, we wait until every message it has on the wire is ACKed, has the
@@ -102,8 +120,12 @@ static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
  * still write into the frame meanwhile); only then does the firmware let
  * go of the frame.  Late or duplicate ACKs and NACKs after that match no
  * channel state of this endpoint's.
+ *
+ * The wait can be long when a peer is slow.  A faulting thread that gets a
+ * fatal signal meanwhile puts the endpoint back as it was (its frame was
+ * not touched) and returns -EINTR; closing waits it out.
  */
-static void vnet_cache_detach(struct vnet_ep *ep, int f)
+static int vnet_cache_detach(struct vnet_ep *ep, int f, bool killable)
 {
 	struct vnet_nic *nic = ep->nic;
 
@@ -116,19 +138,39 @@ static void vnet_cache_detach(struct vnet_ep *ep, int f)
 	unmap_mapping_range(ep->mapping, ep->frame_off, VNET_FRAME_SIZE, 1);
 	up_write(&ep->map_sem);
 
-	wait_event(ep->state_wq, !READ_ONCE(ep->fw.unresolved));
+	while (!vnet_ep_flushed(ep)) {
+		/* Polled too: a NIC going away cannot wake all it forgot. */
+		long ret = killable ?
+			wait_event_killable_timeout(ep->state_wq,
+						    vnet_ep_flushed(ep), HZ / 10) :
+			wait_event_timeout(ep->state_wq, vnet_ep_flushed(ep),
+					   HZ / 10);
+
+		if (ret >= 0)
+			continue;
+		mutex_lock(&nic->fw_lock);
+		ep->fw.moving = false;
+		mutex_unlock(&nic->fw_lock);
+		/* Back in the frame table, as vnet_cache_load() publishes. */
+		smp_store_release(&nic->fw_frame_owner[f], &ep->fw);
+		return -EINTR;
+	}
 
 	mutex_lock(&nic->fw_lock);
 	WRITE_ONCE(ep->fw.frame, NULL);
 	ep->fw.moving = false;
 	mutex_unlock(&nic->fw_lock);
+	return 0;
 }
 
-static void vnet_cache_unload(struct vnet_ep *victim, int f)
+static int vnet_cache_unload(struct vnet_ep *victim, int f)
 {
 	struct vnet_nic *nic = victim->nic;
+	int err;
 
-	vnet_cache_detach(victim, f);
+	err = vnet_cache_detach(victim, f, true);
+	if (err)
+		return err;
 	vnet_cache_delay(nic);
 	memcpy(victim->image, vnet_frame_addr(nic, f), VNET_FRAME_SIZE);
 	if (vnet_fw_sends_pending(&victim->fw, victim->image))
@@ -141,6 +183,25 @@ static void vnet_cache_unload(struct vnet_ep *victim, int f)
 	nic->evictions++;
 	spin_unlock(&nic->lock);
 	wake_up_all(&victim->state_wq);
+	return 0;
+}
+
+/* The eviction for @ep was interrupted: the victim keeps frame @f. */
+static void vnet_cache_abort(struct vnet_ep *ep, struct vnet_ep *victim, int f)
+{
+	struct vnet_nic *nic = ep->nic;
+
+	spin_lock(&nic->lock);
+	victim->state = VNET_EP_RESIDENT;
+	nic->resident++;
+	nic->frame_ep[f] = victim;
+	ep->state = VNET_EP_NONRESIDENT;
+	ep->frame = -1;
+	nic->frame_gen++;
+	spin_unlock(&nic->lock);
+	wake_up_all(&victim->state_wq);
+	wake_up_all(&ep->state_wq);
+	wake_up_all(&nic->frame_wq);
 }
 
 static void vnet_cache_load(struct vnet_ep *ep, int f)
@@ -162,6 +223,7 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 
 	spin_lock(&nic->lock);
 	ep->state = VNET_EP_RESIDENT;
+	ep->loaded_at = ktime_get_ns();
 	nic->resident++;
 	nic->frame_gen++;
 	spin_unlock(&nic->lock);
@@ -180,6 +242,7 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 	struct vnet_nic *nic = ep->nic;
 	struct vnet_ep *victim;
 	u64 gen, start;
+	long wait;
 	int f;
 
 	for (;;) {
@@ -198,8 +261,11 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 				break;
 			gen = nic->frame_gen;
 			spin_unlock(&nic->lock);
-			if (wait_event_killable(nic->frame_wq,
-						READ_ONCE(nic->frame_gen) != gen))
+			/* Woken by a settled frame, or a newcomer ageing. */
+			wait = usecs_to_jiffies(vnet_min_resident_us) + 1;
+			if (wait_event_killable_timeout(nic->frame_wq,
+							READ_ONCE(nic->frame_gen) != gen,
+							wait) < 0)
 				return -EINTR;
 			continue;
 		}
@@ -212,8 +278,10 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 	spin_unlock(&nic->lock);
 
 	start = ktime_get_ns();
-	if (victim)
-		vnet_cache_unload(victim, f);
+	if (victim && vnet_cache_unload(victim, f)) {
+		vnet_cache_abort(ep, victim, f);
+		return -EINTR;
+	}
 	vnet_cache_load(ep, f);
 
 	spin_lock(&nic->lock);
@@ -271,7 +339,7 @@ void vnet_ep_evict_for_close(struct vnet_ep *ep)
 	nic->resident--;
 	spin_unlock(&nic->lock);
 
-	vnet_cache_detach(ep, f);
+	vnet_cache_detach(ep, f, false);
 
 	spin_lock(&nic->lock);
 	ep->state = VNET_EP_NONRESIDENT;

@@ -61,6 +61,10 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(VNET_WIRE_MAX > U16_MAX);
 }
 
+unsigned int vnet_min_resident_us = 2000;
+module_param_named(min_resident_us, vnet_min_resident_us, uint, 0644);
+MODULE_PARM_DESC(min_resident_us, "An endpoint is not evicted sooner than this after it was loaded (default 2000)");
+
 unsigned int vnet_channels = 4;
 module_param_named(channels, vnet_channels, uint, 0444);
 MODULE_PARM_DESC(channels, "Logical channels per destination NIC (1-64, default 4)");

@@ -340,10 +340,18 @@ void vnet_nic_remove(struct vnet_nic *nic)
 	list_del(&nic->node);
 	vnet_link_stop(nic);
 
+	/*
+	 * Stop the firmware first: then nothing new goes out, and what was
+	 * on the wire is returned as unreachable, which resolves it for the
+	 * flush rule.  A flush that still waits (an endpoint closing right
+	 * now, missed below) sees fw_stopped.
+	 */
+	kthread_stop(nic->fw_thread);
 	mutex_lock(&nic->fw_lock);
 	nic->dead = true;
 	vnet_fw_fail_all(&nic->fw);
 	mutex_unlock(&nic->fw_lock);
+	WRITE_ONCE(nic->fw_stopped, true);
 
 	/* Endpoints may close meanwhile: hold each one while we orphan it. */
 	for (;; index++) {
@@ -354,12 +362,12 @@ void vnet_nic_remove(struct vnet_nic *nic)
 		xa_unlock(&nic->eps);
 		if (!ep)
 			break;
+		wake_up_all(&ep->state_wq);
 		vnet_ep_orphan(ep);
 		kobject_put(&ep->kobj);
 	}
 
 	vnet_debugfs_del_nic(nic);
-	kthread_stop(nic->fw_thread);
 	skb_queue_purge(&nic->rxq);
 	destroy_workqueue(nic->fault_wq);
 	vnet_sysfs_del_nic(nic);

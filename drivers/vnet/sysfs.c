@@ -39,6 +39,20 @@ static ssize_t frames_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(frames);
 
+/* The interface the NIC is attached to; empty for the loopback card. */
+static ssize_t ifname_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+	ssize_t len;
+
+	mutex_lock(&nic->fw_lock);
+	len = sysfs_emit(buf, "%s\n", nic->link ? nic->link->dev->name : "");
+	mutex_unlock(&nic->fw_lock);
+	return len;
+}
+static DEVICE_ATTR_RO(ifname);
+
 static ssize_t nr_endpoints_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
@@ -88,9 +102,58 @@ static struct dev_ext_attribute dev_attr_fault_ns = {
 	(void *)offsetof(struct vnet_nic, fault_ns)
 };
 
+/*
+ * Transport counters, in stats/: a u64 of struct vnet_nic each, written by
+ * the firmware thread and read here without its lock.
+ */
+static ssize_t vnet_nic_stat_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute,
+						    attr);
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+	const u64 *val = (const u64 *)((u8 *)nic + (uintptr_t)ea->var);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*val));
+}
+
+#define VNET_NIC_STAT(_attr, _field)					\
+	{ __ATTR(_attr, 0444, vnet_nic_stat_show, NULL),		\
+	  (void *)offsetof(struct vnet_nic, _field) }
+
+static struct dev_ext_attribute vnet_nic_stats[] = {
+	VNET_NIC_STAT(packets_sent, fw.stats.tx_data),
+	VNET_NIC_STAT(packets_received, fw.stats.rx_data),
+	VNET_NIC_STAT(acks_sent, fw.stats.tx_ack),
+	VNET_NIC_STAT(acks_received, fw.stats.rx_ack),
+	VNET_NIC_STAT(nacks_sent_queue_full, fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]),
+	VNET_NIC_STAT(nacks_sent_not_resident, fw.stats.tx_nack[VNET_NACK_NOT_RESIDENT]),
+	VNET_NIC_STAT(nacks_received_queue_full, fw.stats.rx_nack[VNET_NACK_QUEUE_FULL]),
+	VNET_NIC_STAT(nacks_received_not_resident, fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT]),
+	VNET_NIC_STAT(retransmits, fw.stats.retransmits),
+	VNET_NIC_STAT(returned_bad_tag, fw.stats.returned[VNET_RET_BAD_TAG]),
+	VNET_NIC_STAT(returned_no_endpoint, fw.stats.returned[VNET_RET_NO_ENDPOINT]),
+	VNET_NIC_STAT(returned_unreachable, fw.stats.returned[VNET_RET_UNREACHABLE]),
+	VNET_NIC_STAT(returned_bad_segment, fw.stats.returned[VNET_RET_BAD_SEGMENT]),
+	VNET_NIC_STAT(bad_frames, fw.stats.bad_frames),
+	VNET_NIC_STAT(duplicates_dropped, fw.stats.duplicates),
+	VNET_NIC_STAT(stale_acks, fw.stats.stale_acks),
+	VNET_NIC_STAT(no_route, fw.stats.no_route),
+	VNET_NIC_STAT(rx_dropped, rx_dropped),
+	VNET_NIC_STAT(tx_dropped, tx_dropped),
+};
+
+static struct attribute *vnet_nic_stat_attrs[ARRAY_SIZE(vnet_nic_stats) + 1];
+
+static const struct attribute_group vnet_nic_stat_group = {
+	.name = "stats",
+	.attrs = vnet_nic_stat_attrs,
+};
+
 static struct attribute *vnet_nic_attrs[] = {
 	&dev_attr_nic_id.attr,
 	&dev_attr_frames.attr,
+	&dev_attr_ifname.attr,
 	&dev_attr_nr_endpoints.attr,
 	&dev_attr_resident.attr,
 	&dev_attr_faults.attr.attr,
@@ -98,7 +161,16 @@ static struct attribute *vnet_nic_attrs[] = {
 	&dev_attr_fault_ns.attr.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(vnet_nic);
+
+static const struct attribute_group vnet_nic_group = {
+	.attrs = vnet_nic_attrs,
+};
+
+static const struct attribute_group *vnet_nic_groups[] = {
+	&vnet_nic_group,
+	&vnet_nic_stat_group,
+	NULL,
+};
 
 #define to_vnet_ep(k) container_of(k, struct vnet_ep, kobj)
 
@@ -230,6 +302,10 @@ void vnet_sysfs_del_nic(struct vnet_nic *nic)
 
 int vnet_sysfs_init(void)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vnet_nic_stats); i++)
+		vnet_nic_stat_attrs[i] = &vnet_nic_stats[i].attr.attr;
 	vnet_class = class_create(THIS_MODULE, "vnet");
 	return PTR_ERR_OR_ZERO(vnet_class);
 }

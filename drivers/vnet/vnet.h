@@ -31,6 +31,7 @@ extern unsigned int vnet_frames;
 extern unsigned int vnet_max_endpoints;
 extern unsigned int vnet_poll_us;
 extern unsigned int vnet_sched_k;
+extern unsigned int vnet_min_resident_us;
 extern unsigned int vnet_channels;
 extern unsigned int vnet_max_peers;
 extern unsigned int vnet_retrans_ms;
@@ -60,6 +61,7 @@ struct vnet_nic {
 	char name[16];
 	u32 id;
 	bool dead;			/* removed: endpoints left are orphans */
+	bool fw_stopped;		/* the firmware thread is gone */
 
 	u32 nframes;
 	void *card_mem;			/* nframes * VNET_FRAME_SIZE */
@@ -131,6 +133,7 @@ struct vnet_ep {
 	bool unlisted;			/* out of sysfs */
 	u64 faults;			/* nic->lock */
 	u64 evictions;			/* nic->lock */
+	u64 loaded_at;			/* nic->lock; ktime ns */
 	wait_queue_head_t state_wq;
 
 	void *image;			/* host copy of the frame */

@@ -465,6 +465,38 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 	free(frame_copy);
 }
 
+/*
+ * A round trip longer than the retransmission quantum: every NACK would
+ * answer a transmission already superseded, unless the sender waits for the
+ * latest one.  The flush must still complete.
+ */
+TEST_F(pair, flush_completes_when_rtt_exceeds_quantum)
+{
+	struct sim_nic *a = self->net.nic[0];
+	u64 start;
+	u32 i;
+
+	self->net.delay = 3 * a->fw.quantum;
+	for (i = 0; i <= VNET_QUEUE_DEPTH + 2; i++) {
+		struct vnet_desc d = req(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		run_for(&self->net, 100);
+	}
+	run_for(&self->net, 50 * a->fw.quantum);
+	ASSERT_LT(0, self->net.nic[1]->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+
+	a->ep[0].fw.moving = true;
+	start = self->net.now;
+	while (a->ep[0].fw.unresolved && self->net.now - start < 100 * a->fw.quantum)
+		sim_net_step(&self->net, 20);
+	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+	TH_LOG("flushed in %llu time units, round trip %llu, quantum %llu",
+	       (unsigned long long)(self->net.now - start),
+	       (unsigned long long)(2 * self->net.delay),
+	       (unsigned long long)a->fw.quantum);
+}
+
 /* Only a NACK of the latest transmission resolves a message for a flush. */
 TEST_F(pair, stale_nack_does_not_resolve)
 {

@@ -17,6 +17,13 @@ void vnetctl_usage(FILE *f)
 		"Commands:\n"
 		"  status [--json]         NICs, frame residency, paging counters and\n"
 		"                          endpoints, from " VNET_SYSFS_CLASS "\n"
+		"  attach IFNAME [--nic-id N]\n"
+		"                          put a new NIC on an Ethernet interface\n"
+		"  detach vnetN            take a NIC off its interface\n"
+		"  route add PEER MAC [--dev vnetN]\n"
+		"  route del PEER [--dev vnetN]\n"
+		"  route list [--dev vnetN]\n"
+		"                          where peer NIC ids live on the wire\n"
 		"  bench paging [options]  round trips/s as endpoints outnumber frames\n"
 		"      --nic ID            NIC to run on (default 0)\n"
 		"      --ratios LIST       endpoints per frame, comma separated\n"
@@ -73,6 +80,12 @@ int main(int argc, char **argv)
 		return vnetctl_cmd_status(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bench"))
 		return vnetctl_cmd_bench(argc - 1, argv + 1);
+	if (!strcmp(cmd, "attach"))
+		return vnetctl_cmd_attach(argc - 1, argv + 1);
+	if (!strcmp(cmd, "detach"))
+		return vnetctl_cmd_detach(argc - 1, argv + 1);
+	if (!strcmp(cmd, "route"))
+		return vnetctl_cmd_route(argc - 1, argv + 1);
 
 	vnetctl_msg("unknown command '%s'", cmd);
 	vnetctl_usage(stderr);

@@ -32,6 +32,16 @@ void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic)
 		nic->name, nic->nic_id, nic->frames, nic->resident, nic->frames,
 		nic->endpoints, nic->faults, nic->evictions,
 		mean_fault_us(nic->fault_ns, nic->faults, mean, sizeof(mean)));
+	if (nic->ifname[0])
+		fprintf(f, "  on %s\n", nic->ifname);
+	if (nic->has_stats && nic->ifname[0]) {
+		size_t i;
+
+		for (i = 0; i < VNETCTL_NR_STATS; i++)
+			fprintf(f, "%s%s %" PRIu64 "%s", i % 4 ? ", " : "  ",
+				vnetctl_stat_names[i], nic->stats[i],
+				i % 4 == 3 || i + 1 == VNETCTL_NR_STATS ? "\n" : "");
+	}
 	fprintf(f, "  %-9s %-11s %5s %7s %-18s %9s %9s %6s %6s %7s %7s\n",
 		"ID", "STATE", "FRAME", "PID", "TAG", "SENT", "RECV", "RET",
 		"REJ", "FAULTS", "EVICT");
@@ -86,6 +96,14 @@ static void print_json(const struct vnetctl_nic *nics, size_t nr)
 		json_u64(&j, "faults", nic->faults);
 		json_u64(&j, "evictions", nic->evictions);
 		json_u64(&j, "fault_ns", nic->fault_ns);
+		json_str(&j, "ifname", nic->ifname);
+		if (nic->has_stats) {
+			json_open(&j, "stats", '{');
+			for (i = 0; i < VNETCTL_NR_STATS; i++)
+				json_u64(&j, vnetctl_stat_names[i],
+					 nic->stats[i]);
+			json_close(&j, '}');
+		}
 		json_open(&j, "endpoints", '[');
 		for (i = 0; i < nic->nr_eps; i++) {
 			const struct vnetctl_ep *ep = &nic->eps[i];

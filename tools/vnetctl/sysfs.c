@@ -284,6 +284,35 @@ static int read_eps(int nicfd, const char *nicdir, struct vnetctl_nic *nic,
 	return err;
 }
 
+const char *const vnetctl_stat_names[VNETCTL_NR_STATS] = {
+	"packets_sent", "packets_received", "acks_sent", "acks_received",
+	"nacks_sent_queue_full", "nacks_sent_not_resident",
+	"nacks_received_queue_full", "nacks_received_not_resident",
+	"retransmits", "returned_bad_tag", "returned_no_endpoint",
+	"returned_unreachable", "returned_bad_segment", "bad_frames",
+	"duplicates_dropped", "stale_acks", "no_route", "rx_dropped",
+	"tx_dropped",
+};
+
+/* Optional files: a driver without them just shows less. */
+static void read_transport(int nicfd, struct vnetctl_nic *nic)
+{
+	char buf[64], path[96];
+	size_t i;
+
+	if (!read_file(nicfd, "ifname", buf, sizeof(buf))) {
+		buf[strcspn(buf, "\n")] = 0;
+		snprintf(nic->ifname, sizeof(nic->ifname), "%s", buf);
+	}
+	for (i = 0; i < VNETCTL_NR_STATS; i++) {
+		snprintf(path, sizeof(path), "stats/%s", vnetctl_stat_names[i]);
+		if (read_file(nicfd, path, buf, sizeof(buf)))
+			return;
+		nic->stats[i] = strtoull(buf, NULL, 10);
+	}
+	nic->has_stats = true;
+}
+
 static int read_nic(int classfd, const char *name, struct vnetctl_nic *nic,
 		    bool with_eps)
 {
@@ -306,6 +335,8 @@ static int read_nic(int classfd, const char *name, struct vnetctl_nic *nic,
 	}
 	err = read_attrs(fd, dir, nic_attrs,
 			 ARRAY_SIZE(nic_attrs), nic);
+	if (!err)
+		read_transport(fd, nic);
 	if (!err && with_eps)
 		err = read_eps(fd, dir, nic, false);
 	/* A driver without the count file: count the directories. */

@@ -38,9 +38,16 @@ struct vnetctl_ep {
 	uint64_t evictions;
 };
 
+/* The transport counters in /sys/class/vnet/<nic>/stats/, in this order. */
+#define VNETCTL_NR_STATS	19
+extern const char *const vnetctl_stat_names[VNETCTL_NR_STATS];
+
 /* One NIC, from /sys/class/vnet/<nic>/, with its endpoints sorted by index. */
 struct vnetctl_nic {
 	char name[64];
+	char ifname[64];		/* empty: the loopback card */
+	uint64_t stats[VNETCTL_NR_STATS];
+	bool has_stats;
 	uint32_t nic_id;
 	uint32_t frames;
 	uint64_t resident;
@@ -73,6 +80,11 @@ void vnetctl_print_nic(FILE *f, const struct vnetctl_nic *nic);
 void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic);
 void vnetctl_print_ep(FILE *f, const struct vnetctl_nic *nic,
 		      const struct vnetctl_ep *ep);
+
+/* netcmd.c */
+int vnetctl_cmd_attach(int argc, char **argv);
+int vnetctl_cmd_detach(int argc, char **argv);
+int vnetctl_cmd_route(int argc, char **argv);
 
 /* bench_paging.c */
 int vnetctl_cmd_bench(int argc, char **argv);

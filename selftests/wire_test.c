@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Two NICs on the two ends of a veth pair: messages cross a real (if
+ * virtual) Ethernet, with tc netem losing, duplicating, reordering and
+ * corrupting frames.  Every message arrives exactly once or comes back
+ * with a reason; paging keeps working across the wire; a link that goes
+ * down makes messages unreachable within the configured bound; a NIC
+ * detached under traffic leaves the kernel clean.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "vnet_util.h"
+
+#define NIC_A		1
+#define NIC_B		2
+#define CREDITS		4
+
+static int sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *vnetctl(void)
+{
+	static char path[512];
+
+	if (!path[0]) {
+		char *here = realpath("/proc/self/exe", NULL);
+
+		snprintf(path, sizeof(path), "%s", here ? here : ".");
+		free(here);
+		*strrchr(path, '/') = 0;
+		strncat(path, "/../tools/vnetctl/vnetctl",
+			sizeof(path) - strlen(path) - 1);
+	}
+	return path;
+}
+
+static int wire_up(const char *netem)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd),
+		 "modprobe veth && modprobe sch_netem && "
+		 "ip link add vnt0 type veth peer name vnt1 && "
+		 "ip link set vnt0 mtu 9000 up && ip link set vnt1 mtu 9000 up && "
+		 "%s attach vnt0 --nic-id %d >/dev/null && "
+		 "%s attach vnt1 --nic-id %d >/dev/null && "
+		 "%s route add %d $(cat /sys/class/net/vnt1/address) --dev vnet%d && "
+		 "%s route add %d $(cat /sys/class/net/vnt0/address) --dev vnet%d",
+		 vnetctl(), NIC_A, vnetctl(), NIC_B, vnetctl(), NIC_B, NIC_A,
+		 vnetctl(), NIC_A, NIC_B);
+	if (sh(cmd))
+		return -1;
+	if (netem && *netem) {
+		snprintf(cmd, sizeof(cmd),
+			 "tc qdisc add dev vnt0 root netem %s && "
+			 "tc qdisc add dev vnt1 root netem %s", netem, netem);
+		if (sh(cmd))
+			return -1;
+	}
+	return 0;
+}
+
+static void wire_down(void)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s detach vnet%d 2>/dev/null; %s detach vnet%d 2>/dev/null; "
+		 "ip link del vnt0 2>/dev/null", vnetctl(), NIC_A, vnetctl(),
+		 NIC_B);
+	sh(cmd);
+}
+
+static long long stat_of(int nic, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/class/vnet/vnet%d/stats/%s", nic,
+		 name);
+	return vnet_read_ll(path);
+}
+
+/* A checksum over a payload derived from (client, n), so both ends agree. */
+static uint32_t fill(uint8_t *buf, uint32_t len, uint32_t seed)
+{
+	uint32_t i, sum = 0;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = seed >> 16;
+		sum = sum * 31 + buf[i];
+	}
+	return sum;
+}
+
+static uint32_t sum_of(const uint8_t *buf, uint32_t len)
+{
+	uint32_t i, sum = 0;
+
+	for (i = 0; i < len; i++)
+		sum = sum * 31 + buf[i];
+	return sum;
+}
+
+/*
+ * Clients on one NIC, servers on the other; each client sends @n requests
+ * (medium, random sizes, checksummed) to its server, which echoes the
+ * checksum back.  Returns the number of failures seen.
+ */
+struct pairs {
+	int nr;
+	struct vnet_endpoint *cli, *srv;
+	uint32_t *sent, *done;
+	uint8_t *seen;
+	uint32_t n;
+	int returned, bad;
+};
+
+static void serve_one(struct pairs *p, int i)
+{
+	struct vnet_endpoint *s = &p->srv[i];
+	const struct vnet_desc *d;
+
+	{
+		while ((d = vnet_endpoint_peek(s, VNET_Q_REQ_RECV))) {
+			struct vnet_desc r = vnet_short(2, 0, d->args[0],
+							d->args[1]);
+			uint32_t c = d->args[0], k = d->args[1];
+
+			if (c >= (uint32_t)p->nr || k >= p->n ||
+			    p->seen[c * p->n + k]++)
+				p->bad++;
+			if (sum_of(vnet_endpoint_payload(s, VNET_Q_REQ_RECV),
+				   d->len) != d->args[2])
+				p->bad++;
+			r.token = d->token;
+			if (vnet_endpoint_post(s, VNET_Q_REP_SEND, &r, NULL, 0))
+				break;
+			vnet_endpoint_consume(s, VNET_Q_REQ_RECV);
+		}
+	}
+}
+
+static void serve_all(struct pairs *p)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++)
+		serve_one(p, i);
+}
+
+static void client_one(struct pairs *p, int i)
+{
+	static uint8_t buf[VNET_MEDIUM_MAX];
+	struct vnet_endpoint *c = &p->cli[i];
+	const struct vnet_desc *d;
+
+	{
+		while ((d = vnet_endpoint_peek(c, VNET_Q_REP_RECV))) {
+			if (d->flags & VNET_DESC_RETURNED)
+				p->returned++;
+			p->done[i]++;
+			vnet_endpoint_consume(c, VNET_Q_REP_RECV);
+		}
+		while (p->sent[i] < p->n && p->sent[i] - p->done[i] < CREDITS &&
+		       vnet_endpoint_can_post(c, VNET_Q_REQ_SEND)) {
+			struct vnet_desc r = vnet_short(1, 0, i, p->sent[i]);
+			uint32_t len = (p->sent[i] * 2654435761u) % VNET_MEDIUM_MAX;
+
+			r.nargs = 3;
+			r.flags = VNET_DESC_MEDIUM;
+			r.len = len;
+			r.args[2] = fill(buf, len, i * 100000 + p->sent[i]);
+			if (vnet_endpoint_post(c, VNET_Q_REQ_SEND, &r, buf, len))
+				break;
+			p->sent[i]++;
+		}
+	}
+}
+
+static void client_all(struct pairs *p)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++)
+		client_one(p, i);
+}
+
+/*
+ * Event driven, as a server with more endpoints than frames must be: touch
+ * an endpoint only when poll() says it has something, so the others stay
+ * off the card.
+ */
+static void pairs_poll(struct pairs **ps, int nps, int timeout_ms)
+{
+	struct pollfd fds[128];
+	int n = 0, k, i;
+
+	for (k = 0; k < nps; k++)
+		for (i = 0; i < ps[k]->nr; i++) {
+			fds[n++] = (struct pollfd){ ps[k]->cli[i].fd, POLLIN, 0 };
+			fds[n++] = (struct pollfd){ ps[k]->srv[i].fd, POLLIN, 0 };
+		}
+	if (poll(fds, n, timeout_ms) <= 0)
+		return;
+	n = 0;
+	for (k = 0; k < nps; k++)
+		for (i = 0; i < ps[k]->nr; i++, n += 2) {
+			if (fds[n].revents & POLLIN)
+				client_one(ps[k], i);
+			if (fds[n + 1].revents & POLLIN)
+				serve_one(ps[k], i);
+		}
+}
+
+static bool pairs_done(struct pairs *p)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->done[i] < p->n)
+			return false;
+	return true;
+}
+
+static int pairs_open(struct pairs *p, int nr, uint32_t n, int cli_nic,
+		      int srv_nic)
+{
+	int i;
+
+	p->nr = nr;
+	p->n = n;
+	p->cli = calloc(nr, sizeof(*p->cli));
+	p->srv = calloc(nr, sizeof(*p->srv));
+	p->sent = calloc(nr, sizeof(uint32_t));
+	p->done = calloc(nr, sizeof(uint32_t));
+	p->seen = calloc(nr * n, 1);
+	for (i = 0; i < nr; i++) {
+		if (vnet_endpoint_open(&p->cli[i], cli_nic) ||
+		    vnet_endpoint_open(&p->srv[i], srv_nic) ||
+		    vnet_endpoint_set_tag(&p->srv[i], TEST_TAG) ||
+		    vnet_endpoint_map(&p->cli[i], 0, p->srv[i].name, TEST_TAG))
+			return -1;
+	}
+	return 0;
+}
+
+static void pairs_close(struct pairs *p)
+{
+	int i;
+
+	for (i = 0; i < p->nr; i++) {
+		vnet_endpoint_close(&p->cli[i]);
+		vnet_endpoint_close(&p->srv[i]);
+	}
+	free(p->cli);
+	free(p->srv);
+	free(p->sent);
+	free(p->done);
+	free(p->seen);
+}
+
+static int pairs_check(struct __test_metadata *_metadata, struct pairs *p)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < (uint32_t)p->nr; i++)
+		for (k = 0; k < p->n; k++)
+			if (p->seen[i * p->n + k] != 1) {
+				TH_LOG("client %u request %u seen %u times", i,
+				       k, p->seen[i * p->n + k]);
+				return -1;
+			}
+	return 0;
+}
+
+FIXTURE(wire) {
+	int ok;
+};
+
+FIXTURE_VARIANT(wire) {
+	const char *netem;
+	int pairs;
+	uint32_t requests;
+};
+
+FIXTURE_VARIANT_ADD(wire, clean) {
+	.netem = "", .pairs = 2, .requests = 500,
+};
+
+FIXTURE_VARIANT_ADD(wire, lossy) {
+	.netem = "loss 20% duplicate 5% delay 1ms reorder 99% corrupt 1%",
+	.pairs = 2, .requests = 300,
+};
+
+FIXTURE_SETUP(wire)
+{
+	wire_down();
+	ASSERT_EQ(0, wire_up(variant->netem));
+}
+
+FIXTURE_TEARDOWN(wire)
+{
+	wire_down();
+}
+
+TEST_F_TIMEOUT(wire, exactly_once, 600)
+{
+	struct pairs p = {};
+	double deadline = vnet_now() + 500;
+
+	ASSERT_EQ(0, pairs_open(&p, variant->pairs, variant->requests, NIC_A,
+				NIC_B));
+	while (!pairs_done(&p) && vnet_now() < deadline) {
+		client_all(&p);
+		serve_all(&p);
+		vnet_endpoint_wait(&p.cli[0], 1);
+	}
+	EXPECT_TRUE(pairs_done(&p));
+	EXPECT_EQ(0, p.returned);
+	EXPECT_EQ(0, p.bad);
+	EXPECT_EQ(0, pairs_check(_metadata, &p));
+	TH_LOG("vnet%d: %lld packets, %lld retransmits, %lld bad frames, "
+	       "%lld duplicates dropped", NIC_A, stat_of(NIC_A, "packets_sent"),
+	       stat_of(NIC_A, "retransmits"), stat_of(NIC_B, "bad_frames"),
+	       stat_of(NIC_B, "duplicates_dropped"));
+	if (*variant->netem) {
+		EXPECT_LT(0, stat_of(NIC_A, "retransmits"));
+		EXPECT_LT(0, stat_of(NIC_A, "duplicates_dropped") +
+			     stat_of(NIC_B, "duplicates_dropped"));
+	}
+	pairs_close(&p);
+}
+
+/* 32 endpoints a side on 8 frames a card, traffic both ways. */
+TEST_F_TIMEOUT(wire, overcommitted_cross_traffic, 600)
+{
+	struct pairs ab = {}, ba = {};
+	double deadline = vnet_now() + 500;
+	long long faults = vnet_read_ll("/sys/class/vnet/vnet1/faults");
+
+	if (*variant->netem)
+		SKIP(return, "paging is exercised on the clean wire");
+	struct pairs *both[] = { &ab, &ba };
+
+	ASSERT_EQ(0, pairs_open(&ab, 16, 40, NIC_A, NIC_B));
+	ASSERT_EQ(0, pairs_open(&ba, 16, 40, NIC_B, NIC_A));
+	client_all(&ab);
+	client_all(&ba);
+	while (!(pairs_done(&ab) && pairs_done(&ba)) && vnet_now() < deadline) {
+		pairs_poll(both, 2, 20);
+		EXPECT_LE(vnet_read_ll("/sys/class/vnet/vnet1/resident"), 8);
+	}
+	EXPECT_TRUE(pairs_done(&ab) && pairs_done(&ba));
+	EXPECT_EQ(0, ab.returned + ba.returned);
+	EXPECT_EQ(0, ab.bad + ba.bad);
+	EXPECT_EQ(0, pairs_check(_metadata, &ab));
+	EXPECT_EQ(0, pairs_check(_metadata, &ba));
+	EXPECT_LT(faults, vnet_read_ll("/sys/class/vnet/vnet1/faults"));
+	TH_LOG("vnet1: %lld faults, %lld NACKs for non-resident endpoints",
+	       vnet_read_ll("/sys/class/vnet/vnet1/faults"),
+	       stat_of(NIC_A, "nacks_sent_not_resident"));
+	pairs_close(&ab);
+	pairs_close(&ba);
+}
+
+TEST_F_TIMEOUT(wire, link_down_is_unreachable_in_bound, 120)
+{
+	long long retries = vnet_read_ll("/sys/module/vnet/parameters/max_retries");
+	long long quantum = vnet_read_ll("/sys/module/vnet/parameters/retrans_ms");
+	struct pairs p = {};
+	const struct vnet_desc *d;
+	double start, took, bound;
+
+	if (*variant->netem)
+		SKIP(return, "one link-down case is enough");
+	ASSERT_EQ(0, pairs_open(&p, 1, 1, NIC_A, NIC_B));
+	ASSERT_EQ(0, sh("ip link set vnt1 down"));
+	p.n = 1;
+	start = vnet_now();
+	client_all(&p);
+	bound = (retries + 2) * quantum / 1000.0 + 1.0;
+	while (!(d = vnet_endpoint_peek(&p.cli[0], VNET_Q_REP_RECV)) &&
+	       vnet_now() - start < 10 * bound)
+		vnet_endpoint_wait(&p.cli[0], 50);
+	took = vnet_now() - start;
+	ASSERT_NE(NULL, d);
+	EXPECT_TRUE(d->flags & VNET_DESC_RETURNED);
+	EXPECT_EQ(VNET_RET_UNREACHABLE, d->status);
+	EXPECT_LT(took, bound);
+	TH_LOG("returned unreachable after %.3f s (bound %.3f s)", took, bound);
+	pairs_close(&p);
+}
+
+/* Detach both NICs while a child hammers them; then the card is gone. */
+TEST_F_TIMEOUT(wire, detach_under_traffic, 120)
+{
+	int status;
+	pid_t pid;
+
+	if (*variant->netem)
+		SKIP(return, "one detach case is enough");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct pairs p = {};
+
+		if (pairs_open(&p, 4, 1000000, NIC_A, NIC_B))
+			_exit(1);
+		for (;;) {
+			client_all(&p);
+			serve_all(&p);
+		}
+	}
+	usleep(500000);
+	ASSERT_EQ(0, sh("/bin/true"));
+	wire_down();
+	/* The orphaned endpoints fault: the child dies of SIGBUS. */
+	usleep(200000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(-1, access("/sys/class/vnet/vnet1", F_OK));
+	EXPECT_EQ(-1, access("/sys/class/vnet/vnet2", F_OK));
+}
+
+TEST_HARNESS_MAIN
