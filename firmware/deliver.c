@@ -86,6 +86,24 @@ bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset, u32 len)
 }
 
 /*
+ * Wake a reader if the entry just published is the only one in the queue.
+ * The consumer index is read after the publish, with a full barrier in
+ * between (the host's poll() has the other one): a reader that emptied the
+ * queue and went to sleep either sees the new entry or is woken here.
+ * Judging by the room seen before writing would miss a reader that caught
+ * up in between.
+ */
+static void vnet_fw_recv_announce(struct vnet_fw_nic *nic,
+				  struct vnet_fw_ep *ep, struct vnet_frame *frame,
+				  unsigned int q)
+{
+	fw_smp_mb();
+	if (ep->recv_prod[q - VNET_Q_REQ_RECV] -
+	    fw_read_once(frame->cons[q].val) == 1)
+		nic->ops->notify_recv(nic->ctx, ep);
+}
+
+/*
  * Write @msg into receive queue @rq of @dst: the payload into the entry's
  * staging slot (medium) or the segment (XFER, already bounds-checked), a
  * reply token for a request.  @msg's peer and tag are already filled in.
@@ -117,6 +135,8 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 
 	slot = vnet_fw_recv_slot(dst, frame, rq);
 	fw_memcpy(slot, msg, sizeof(*msg));
+	if (rq == VNET_Q_REP_RECV)
+		slot->flags |= VNET_DESC_REPLY;
 	if (rq == VNET_Q_REQ_RECV) {
 		u32 serial = dst->token_serial++;
 		struct vnet_fw_token *t = &dst->token[serial % VNET_FW_TOKENS];
@@ -128,12 +148,29 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 		slot->token = serial;
 	}
 	vnet_fw_recv_publish(dst, frame, rq);
+	vnet_fw_recv_announce(nic, dst, frame, rq);
 
 	dst->stats.received++;
 	dst->referenced = true;
-	if (room == VNET_QUEUE_DEPTH)
-		nic->ops->notify_recv(nic->ctx, dst);
 	return VNET_FW_ACCEPTED;
+}
+
+/*
+ * A reply that came back for a fault of its own (too big, outside the
+ * requester's segment, malformed) has not answered its request: let the
+ * replier use the token again, for a corrected reply or a bare credit.
+ */
+static void vnet_fw_token_revive(struct vnet_fw_ep *src,
+				 const struct vnet_desc *out)
+{
+	struct vnet_fw_token *t = &src->token[out->token % VNET_FW_TOKENS];
+
+	if (!(out->flags & VNET_DESC_REPLY) || t->serial != out->token)
+		return;
+	if (out->status == VNET_RET_BAD_SEGMENT ||
+	    out->status == VNET_RET_TOO_LARGE ||
+	    out->status == VNET_RET_BAD_DESC)
+		t->valid = true;
 }
 
 /*
@@ -141,7 +178,8 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
  * @reason.  A sender whose own reply queue index is bogus loses the
  * message: there is nowhere sane to put it, and it only hurts itself.
  */
-enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_ep *src,
+enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
+				       struct vnet_fw_ep *src,
 				       struct vnet_frame *frame,
 				       const struct vnet_desc *msg,
 				       enum vnet_return_reason reason,
@@ -172,6 +210,8 @@ enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_ep *src,
 			  out.len);
 	fw_memcpy(vnet_fw_recv_slot(src, frame, rq), &out, sizeof(out));
 	vnet_fw_recv_publish(src, frame, rq);
+	vnet_fw_recv_announce(nic, src, frame, rq);
+	vnet_fw_token_revive(src, &out);
 
 	src->stats.returned++;
 	if (reason == VNET_RET_BAD_DESC)
@@ -191,10 +231,12 @@ static void vnet_fw_fill_desc(struct vnet_desc *out, const struct vnet_desc *d,
 	out->flags = d->flags & VNET_DESC_USER_FLAGS;
 	out->len = d->len;
 	out->offset = d->offset;
-	if (q == VNET_Q_REQ_SEND)
+	if (q == VNET_Q_REQ_SEND) {
 		out->slot = d->slot;
-	else
+	} else {
 		out->token = d->token;
+		out->flags |= VNET_DESC_REPLY;
+	}
 	fw_memcpy(out->args, d->args, nargs * sizeof(out->args[0]));
 }
 
@@ -267,13 +309,13 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 			return VNET_FW_HOLD;
 	}
 
-	verdict = reason ? vnet_fw_give_back(src, frame, &msg, reason, payload) :
-			   VNET_FW_DONE;
-	if (verdict == VNET_FW_DONE) {
-		/* A reply that left, or came back, has used its token. */
-		if (rt.token)
-			rt.token->valid = false;
+	if (rt.token && reason != VNET_FW_HELD)
+		rt.token->valid = false;
+	verdict = reason ? vnet_fw_give_back(nic, src, frame, &msg, reason,
+					     payload) : VNET_FW_DONE;
+	if (verdict == VNET_FW_DONE)
 		vnet_fw_send_consume(src, frame, q);
-	}
+	else if (rt.token)
+		rt.token->valid = true;	/* held: the reply is still to go */
 	return verdict;
 }

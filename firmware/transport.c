@@ -80,7 +80,7 @@ static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
 	w->queue = q;
 	w->handler = m->handler;
 	w->nargs = m->nargs;
-	w->flags = m->flags;
+	w->flags = m->flags & VNET_DESC_USER_FLAGS;
 	w->len = fw_cpu_to_be32(m->len);
 	w->offset = fw_cpu_to_be64(m->offset);
 	for (i = 0; i < VNET_MAX_ARGS; i++)
@@ -219,7 +219,7 @@ static void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		nic->ops->request_fault(nic->ctx, src);
 		return;
 	}
-	if (vnet_fw_give_back(src, frame, &ch->msg, ch->reason,
+	if (vnet_fw_give_back(nic, src, frame, &ch->msg, ch->reason,
 			      ch->payload) == VNET_FW_HOLD)
 		return;
 	nic->stats.returned[ch->reason]++;

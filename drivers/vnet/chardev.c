@@ -130,6 +130,12 @@ static __poll_t vnet_poll(struct file *file, poll_table *wait)
 	if (!ep)
 		return EPOLLERR;
 	poll_wait(file, &ep->poll_wq, wait);
+	/*
+	 * Between the reader's consumer index (and its place on the wait
+	 * queue) and our look at the producer: the firmware publishes, then
+	 * looks at the consumer index.  One of the two sees the other.
+	 */
+	smp_mb();
 	if (READ_ONCE(ep->nic->dead))
 		return EPOLLERR | EPOLLHUP;
 	return vnet_ep_readable(ep) ? EPOLLIN | EPOLLRDNORM : 0;
@@ -175,6 +181,11 @@ static long vnet_ioctl_nic_info(void __user *arg)
 		info.frames = nic->nframes;
 		info.resident = READ_ONCE(nic->resident);
 		info.endpoints = atomic_read(&nic->nr_eps);
+		info.max_payload = VNET_MEDIUM_MAX;
+		if (nic->link)
+			info.max_payload = clamp_t(int, READ_ONCE(nic->fw.mtu) -
+						   (int)VNET_WIRE_DATA_LEN, 0,
+						   VNET_MEDIUM_MAX);
 		strscpy(info.name, nic->name, sizeof(info.name));
 		err = 0;
 		break;

@@ -108,6 +108,74 @@ TEST_F(nic, reply_only_once_and_only_to_a_request)
 	EXPECT_EQ(VNET_RET_BAD_TOKEN, got->status);
 }
 
+/*
+ * A reply that comes back for a fault of its own leaves the token usable,
+ * and returned messages wake the sender like any other arrival.
+ */
+TEST_F(nic, returned_reply_keeps_its_token_and_wakes)
+{
+	struct vnet_desc d = request(0, 1, 0), r = { .handler = 2 };
+	const struct vnet_desc *got;
+	u32 before;
+
+	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_run(&self->sim, 10);
+	got = sim_peek(&self->sim, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	r.token = got->token;
+	sim_consume(&self->sim, 1, VNET_Q_REQ_RECV);
+
+	/* Bulk into a requester with no segment: back to the replier. */
+	r.flags = VNET_DESC_XFER;
+	r.len = 10;
+	before = self->sim.notifications;
+	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, "0123456789"));
+	sim_run(&self->sim, 10);
+	got = sim_peek(&self->sim, 1, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_SEGMENT, got->status);
+	EXPECT_TRUE(got->flags & VNET_DESC_REPLY);
+	EXPECT_LT(before, self->sim.notifications);
+	sim_consume(&self->sim, 1, VNET_Q_REP_RECV);
+
+	/* The same token still answers the request, once. */
+	r.flags = VNET_DESC_CREDIT;
+	r.len = 0;
+	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, NULL));
+	sim_run(&self->sim, 10);
+	got = sim_peek(&self->sim, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_FALSE(got->flags & VNET_DESC_RETURNED);
+	EXPECT_TRUE(got->flags & VNET_DESC_CREDIT);
+	EXPECT_TRUE(got->flags & VNET_DESC_REPLY);
+	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, NULL));
+	sim_run(&self->sim, 10);
+	got = sim_peek(&self->sim, 1, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_TOKEN, got->status);
+}
+
+/* The reader caught up after the firmware judged the queue non-empty. */
+TEST_F(nic, reader_that_caught_up_is_woken)
+{
+	struct vnet_desc d = request(0, 1, 0);
+	u32 before;
+
+	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_run(&self->sim, 10);
+	sim_consume(&self->sim, 1, VNET_Q_REQ_RECV);
+	before = self->sim.notifications;
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_run(&self->sim, 10);
+	EXPECT_EQ(before + 1, self->sim.notifications);
+	/* Into a queue that already holds an entry: nobody to wake. */
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_run(&self->sim, 10);
+	EXPECT_EQ(before + 1, self->sim.notifications);
+}
+
 FIXTURE(returns) {
 	struct sim_nic sim;
 };

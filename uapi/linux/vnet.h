@@ -64,6 +64,8 @@ enum vnet_return_reason {
 #define VNET_DESC_RETURNED	0x04	/* set by the firmware: returned message */
 #define VNET_DESC_CREDIT	0x08	/* a reply that only hands back a */
 					/* request credit: run no handler */
+#define VNET_DESC_REPLY		0x10	/* set by the firmware: the message */
+					/* is (or was sent as) a reply */
 #define VNET_DESC_USER_FLAGS	(VNET_DESC_MEDIUM | VNET_DESC_XFER | \
 				 VNET_DESC_CREDIT)
 
@@ -153,7 +155,8 @@ struct vnet_nic_info {
 	__u32 frames;
 	__u32 resident;
 	__u32 endpoints;
-	__u32 __pad;
+	__u32 max_payload;		/* largest medium or XFER payload */
+					/* its link carries */
 	char name[16];
 };
 
