@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Ping-pong over libvnet: a server thread that answers every ping with a
- * pong, and a client that sends one ping at a time and waits for its pong.
- * Prints the mean round-trip time.  The server sleeps in AM_WaitSema
- * between pings; the client spins in AM_Poll, or with -w sleeps too.
+ * Ping-pong over libvnet: a server that answers every ping with a pong, and
+ * a client that sends one ping at a time and waits for its pong.  Prints the
+ * mean round-trip time.  The server sleeps in AM_WaitSema between pings; the
+ * client spins in AM_Poll, or with -w sleeps too.
  *
- *   pingpong [-w] [ROUNDS]
+ *   pingpong [-w] [ROUNDS]                 both ends here, on NIC 0
+ *   pingpong server NIC                    serve on NIC until a client stops it
+ *   pingpong client NIC PEER_NIC:PEER_EP [-w] [ROUNDS]
+ *                                          ping a server, maybe on another node
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -74,31 +77,48 @@ static double now(void)
 		}							\
 	} while (0)
 
-int main(int argc, char **argv)
+static int server_setup(uint32_t nic, eb_t *seb, en_t *sname)
 {
-	int wait = argc > 1 && !strcmp(argv[1], "-w");
-	int rounds = argc > 1 + wait ? atoi(argv[1 + wait]) : 1000;
-	eb_t ceb, seb;
-	ep_t cep, sep;
-	en_t cname, sname;
-	pthread_t server;
-	double t0, t1;
-	int i;
+	ep_t sep;
 
-	CHECK(AM_Init());
-	CHECK(AM_AllocateBundle(AM_SEQ, &ceb));
-	CHECK(AM_AllocateBundle(AM_SEQ, &seb));
-	CHECK(AM_AllocateEndpoint(ceb, &cep, &cname));
-	CHECK(AM_AllocateEndpoint(seb, &sep, &sname));
+	CHECK(AM_AllocateBundle(AM_SEQ, seb));
+	CHECK(AMVNET_AllocateEndpointOnNIC(*seb, nic, &sep, sname));
 	CHECK(AM_SetTag(sep, TAG));
-	CHECK(AM_SetTag(cep, TAG));
 	CHECK(AM_SetHandler(sep, PING, ping));
 	CHECK(AM_SetHandler(sep, STOP, stop));
+	return 0;
+}
+
+/* pingpong server NIC: until a client sends STOP. */
+static int server_main(uint32_t nic)
+{
+	en_t sname;
+	eb_t seb;
+
+	CHECK(AM_Init());
+	if (server_setup(nic, &seb, &sname))
+		return 1;
+	printf("pingpong: serving at %u:%u\n", sname.nic, sname.ep);
+	fflush(stdout);
+	serve(seb);
+	CHECK(AM_Terminate());
+	return 0;
+}
+
+static int client_run(uint32_t nic, en_t sname, int wait, int rounds)
+{
+	double t0, t1;
+	en_t cname;
+	eb_t ceb;
+	ep_t cep;
+	int i;
+
+	CHECK(AM_AllocateBundle(AM_SEQ, &ceb));
+	CHECK(AMVNET_AllocateEndpointOnNIC(ceb, nic, &cep, &cname));
+	CHECK(AM_SetTag(cep, TAG));
 	CHECK(AM_SetHandler(cep, PONG, pong));
 	CHECK(AM_Map(cep, 0, sname, TAG));
 	AM_SetEventMask(ceb, AM_NOTEMPTY);
-	if (pthread_create(&server, NULL, serve, seb))
-		return 1;
 
 	t0 = now();
 	for (i = 0; i < rounds; i++) {
@@ -108,10 +128,43 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	CHECK(AM_Request0(cep, 0, STOP));
-	pthread_join(server, NULL);
 	printf("pingpong: %d round trips between %u:%u and %u:%u, %.1f us each\n",
 	       rounds, cname.nic, cname.ep, sname.nic, sname.ep,
 	       (t1 - t0) / rounds * 1e6);
-	CHECK(AM_Terminate());
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t server;
+	en_t sname;
+	eb_t seb;
+	int wait, rounds, err;
+
+	if (argc == 3 && !strcmp(argv[1], "server"))
+		return server_main(strtoul(argv[2], NULL, 0));
+	if (argc >= 4 && !strcmp(argv[1], "client")) {
+		if (sscanf(argv[3], "%u:%u", &sname.nic, &sname.ep) != 2) {
+			fprintf(stderr, "pingpong: PEER is NIC:EP\n");
+			return 2;
+		}
+		wait = argc > 4 && !strcmp(argv[4], "-w");
+		rounds = argc > 4 + wait ? atoi(argv[4 + wait]) : 1000;
+		CHECK(AM_Init());
+		err = client_run(strtoul(argv[2], NULL, 0), sname, wait, rounds);
+		CHECK(AM_Terminate());
+		return err;
+	}
+
+	wait = argc > 1 && !strcmp(argv[1], "-w");
+	rounds = argc > 1 + wait ? atoi(argv[1 + wait]) : 1000;
+	CHECK(AM_Init());
+	if (server_setup(0, &seb, &sname))
+		return 1;
+	if (pthread_create(&server, NULL, serve, seb))
+		return 1;
+	err = client_run(0, sname, wait, rounds);
+	pthread_join(server, NULL);
+	CHECK(AM_Terminate());
+	return err;
 }
