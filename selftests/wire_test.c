@@ -401,6 +401,50 @@ TEST_F_TIMEOUT(wire, link_down_is_unreachable_in_bound, 120)
 	pairs_close(&p);
 }
 
+/* The notifier: MTU changes reach the firmware, unregistering detaches. */
+TEST_F_TIMEOUT(wire, interface_changes, 120)
+{
+	static uint8_t buf[VNET_MEDIUM_MAX];
+	struct vnet_desc r = vnet_short(1, 0, 0, 0);
+	struct vnet_nic_info info = {};
+	const struct vnet_desc *d;
+	struct pairs p = {};
+	double deadline;
+	unsigned int i;
+	int fd;
+
+	if (*variant->netem)
+		SKIP(return, "one case is enough");
+	ASSERT_EQ(0, pairs_open(&p, 1, 1, NIC_A, NIC_B));
+	ASSERT_EQ(0, sh("ip link set vnt0 mtu 1500"));
+
+	fd = open(VNET_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	for (i = 0; ioctl(fd, VNET_IOC_NIC_INFO, &info) == 0; info.index = ++i)
+		if (info.nic_id == NIC_A)
+			break;
+	close(fd);
+	ASSERT_EQ(NIC_A, info.nic_id);
+	EXPECT_EQ(1500 - 96, info.max_payload);
+
+	r.flags = VNET_DESC_MEDIUM;
+	r.len = 4000;
+	ASSERT_EQ(0, vnet_endpoint_post(&p.cli[0], VNET_Q_REQ_SEND, &r, buf,
+					r.len));
+	deadline = vnet_now() + 10;
+	while (!(d = vnet_endpoint_peek(&p.cli[0], VNET_Q_REP_RECV)) &&
+	       vnet_now() < deadline)
+		vnet_endpoint_wait(&p.cli[0], 50);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(VNET_RET_TOO_LARGE, d->status);
+
+	/* The interface goes away under an open endpoint: NIC gone. */
+	ASSERT_EQ(0, sh("ip link del vnt0"));
+	EXPECT_EQ(-1, access("/sys/class/vnet/vnet1", F_OK));
+	EXPECT_EQ(-ENODEV, vnet_endpoint_set_tag(&p.cli[0], 1));
+	pairs_close(&p);
+}
+
 /* Detach both NICs while a child hammers them; then the card is gone. */
 TEST_F_TIMEOUT(wire, detach_under_traffic, 120)
 {
