@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -258,6 +261,68 @@ TEST(xfer_into_segment)
 	EXPECT_EQ(VNET_RET_BAD_SEGMENT, got->status);
 	vnet_endpoint_close(&a);
 	vnet_endpoint_close(&b);
+}
+
+/* Changing the network needs CAP_NET_ADMIN; looking at it does not. */
+TEST(privileged_ioctls_need_net_admin)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct __user_cap_header_struct hdr = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct data[2] = {};
+		struct vnet_attach att = { .ifname = "lo", .nic_id = 9 };
+		struct vnet_route r = { .nic_id = 0, .peer_id = 5,
+					.mac = { 2, 0, 0, 0, 0, 1 } };
+		struct vnet_route_list list = { .nic_id = 0 };
+		uint32_t id = 0;
+		int fd = open(VNET_DEVICE_PATH, O_RDWR);
+
+		if (fd < 0 || syscall(SYS_capset, &hdr, data))
+			_exit(10);
+		if (ioctl(fd, VNET_IOC_ATTACH, &att) != -1 || errno != EPERM)
+			_exit(11);
+		if (ioctl(fd, VNET_IOC_DETACH, &id) != -1 || errno != EPERM)
+			_exit(12);
+		if (ioctl(fd, VNET_IOC_ROUTE_ADD, &r) != -1 || errno != EPERM)
+			_exit(13);
+		if (ioctl(fd, VNET_IOC_ROUTE_DEL, &r) != -1 || errno != EPERM)
+			_exit(14);
+		if (ioctl(fd, VNET_IOC_ROUTE_LIST, &list) || list.count)
+			_exit(15);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(dev, admin_errors)
+{
+	struct vnet_attach att = { .ifname = "no-such-if0", .nic_id = 9 };
+	struct vnet_route r = { .nic_id = 0, .peer_id = 5,
+				.mac = { 2, 0, 0, 0, 0, 1 } };
+	uint32_t id = 0;
+
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_ATTACH, &att));
+	EXPECT_EQ(ENODEV, errno);
+	strcpy(att.ifname, "lo");	/* not Ethernet */
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_ATTACH, &att));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_DETACH, &id));
+	EXPECT_EQ(EINVAL, errno);	/* the loopback card stays */
+	id = 4000;
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_DETACH, &id));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_ROUTE_ADD, &r));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	r.mac[0] = 1;			/* multicast */
+	EXPECT_EQ(-1, ioctl(self->fd, VNET_IOC_ROUTE_ADD, &r));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 FIXTURE(bad_mmap) {
