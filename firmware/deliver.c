@@ -72,7 +72,7 @@ static enum vnet_return_reason vnet_fw_route_reply(struct vnet_fw_ep *src,
 	return VNET_RET_NONE;
 }
 
-bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag)
+static bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag)
 {
 	if (ep_tag == VNET_TAG_NONE)
 		return false;
@@ -80,9 +80,31 @@ bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag)
 }
 
 /* Does [offset, offset + len) fit in @dst's segment?  Overflow-safe. */
-bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset, u32 len)
+static bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset,
+			     u32 len)
 {
 	return dst->seg && offset <= dst->seg_len && len <= dst->seg_len - offset;
+}
+
+/*
+ * The destination endpoint of @msg on this NIC, checked the same way for a
+ * message from a local sender and one off the wire: it exists, a request's
+ * tag matches, a bulk transfer fits its segment.
+ */
+enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,
+					  unsigned int rq,
+					  const struct vnet_desc *msg,
+					  struct vnet_fw_ep **dst)
+{
+	*dst = nic->ops->lookup(nic->ctx, ep);
+	if (!*dst)
+		return VNET_RET_NO_ENDPOINT;
+	if (rq == VNET_Q_REQ_RECV && !vnet_fw_tag_accepts((*dst)->tag, msg->tag))
+		return VNET_RET_BAD_TAG;
+	if ((msg->flags & VNET_DESC_XFER) &&
+	    !vnet_fw_seg_fits(*dst, msg->offset, msg->len))
+		return VNET_RET_BAD_SEGMENT;
+	return VNET_RET_NONE;
 }
 
 /*
@@ -247,16 +269,13 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 {
 	unsigned int rq = q == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 						 VNET_Q_REP_RECV;
-	struct vnet_fw_ep *dst = nic->ops->lookup(nic->ctx, msg->peer.ep);
+	struct vnet_fw_ep *dst;
 	struct vnet_desc in = *msg;
+	enum vnet_return_reason reason;
 
-	if (!dst)
-		return VNET_RET_NO_ENDPOINT;
-	if (q == VNET_Q_REQ_SEND && !vnet_fw_tag_accepts(dst->tag, msg->tag))
-		return VNET_RET_BAD_TAG;
-	if ((msg->flags & VNET_DESC_XFER) &&
-	    !vnet_fw_seg_fits(dst, msg->offset, msg->len))
-		return VNET_RET_BAD_SEGMENT;
+	reason = vnet_fw_find_dest(nic, msg->peer.ep, rq, msg, &dst);
+	if (reason)
+		return reason;
 
 	/* The receiver sees where the message came from, not where it went. */
 	in.peer = src->name;

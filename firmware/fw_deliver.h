@@ -27,8 +27,10 @@ struct vnet_fw_route {
 };
 
 enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len);
-bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag);
-bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset, u32 len);
+enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,
+					  unsigned int rq,
+					  const struct vnet_desc *msg,
+					  struct vnet_fw_ep **dst);
 
 enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 				   struct vnet_fw_ep *dst, unsigned int rq,

@@ -63,16 +63,12 @@ static u32 vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
 {
 	unsigned int rq = w->queue == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 							VNET_Q_REP_RECV;
-	struct vnet_fw_ep *dst = nic->ops->lookup(nic->ctx,
-						  fw_be32_to_cpu(w->dst_ep));
+	struct vnet_fw_ep *dst;
+	u32 reason;
 
-	if (!dst)
-		return VNET_RET_NO_ENDPOINT;
-	if (rq == VNET_Q_REQ_RECV && !vnet_fw_tag_accepts(dst->tag, m->tag))
-		return VNET_RET_BAD_TAG;
-	if ((m->flags & VNET_DESC_XFER) &&
-	    !vnet_fw_seg_fits(dst, m->offset, m->len))
-		return VNET_RET_BAD_SEGMENT;
+	reason = vnet_fw_find_dest(nic, fw_be32_to_cpu(w->dst_ep), rq, m, &dst);
+	if (reason)
+		return reason;
 
 	switch (vnet_fw_accept(nic, dst, rq, m, payload)) {
 	case VNET_FW_ACCEPTED:
