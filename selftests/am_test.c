@@ -144,6 +144,7 @@ TEST(tags_and_translations)
 
 TEST(segments)
 {
+	uint32_t payload;
 	uintptr_t len;
 	void *addr, *ro;
 	static char seg[65536];
@@ -156,6 +157,9 @@ TEST(segments)
 	OK(AM_AllocateEndpoint(eb, &ep, &name));
 	OK(AM_MaxSegLength(&len));
 	EXPECT_EQ(VNET_MAX_SEG_LEN, len);
+	OK(AMVNET_MaxPayload(ep, &payload));
+	EXPECT_EQ(VNET_MEDIUM_MAX, payload);	/* the loopback NIC */
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_MaxPayload(ep, NULL));
 	EXPECT_EQ(AM_ERR_BAD_ARG, AM_MaxSegLength(NULL));
 
 	OK(AM_GetSeg(ep, &addr, &len));

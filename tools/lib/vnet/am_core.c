@@ -51,6 +51,49 @@ int AM_MaxSegLength(uintptr_t *nbytes)
 	return AM_OK;
 }
 
+/* Which NIC_INFO index is NIC @nic_id now; NICs come and go. */
+static int amv_nic_info(struct amvnet_ep *ep, struct vnet_nic_info *info)
+{
+	uint32_t nic = ep->raw.name.nic, i;
+
+	info->index = ep->nic_index;
+	if (!ioctl(ep->raw.fd, VNET_IOC_NIC_INFO, info) && info->nic_id == nic)
+		return 0;
+	for (i = 0; i <= VNET_MAX_NIC_ID; i++) {
+		info->index = i;
+		if (ioctl(ep->raw.fd, VNET_IOC_NIC_INFO, info))
+			return -errno;
+		if (info->nic_id == nic) {
+			ep->nic_index = i;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+uint32_t amv_max_payload(struct amvnet_ep *ep, en_t dest)
+{
+	struct vnet_nic_info info;
+
+	/* On the card itself a payload is a staging slot. */
+	if (dest.nic == ep->raw.name.nic || amv_nic_info(ep, &info) ||
+	    !info.max_payload || info.max_payload > VNET_MEDIUM_MAX)
+		return VNET_MEDIUM_MAX;
+	return info.max_payload;
+}
+
+int AMVNET_MaxPayload(ep_t ea, uint32_t *nbytes)
+{
+	struct vnet_nic_info info;
+
+	AMV_CHECK_INIT();
+	AMV_CHECK(!ea || !nbytes, BAD_ARG);
+	if (amv_nic_info(ea, &info))
+		return AM_ERR_RESOURCE;
+	*nbytes = info.max_payload;
+	return AM_OK;
+}
+
 int AM_AllocateBundle(int type, eb_t *endb)
 {
 	struct amvnet_eb *eb;
@@ -310,7 +353,7 @@ static int amv_map_locked(struct amvnet_ep *ep, int index, en_t name,
 
 	if (ep->xlate[index].inuse)
 		return AM_ERR_RESOURCE;
-	err = vnet_endpoint_map(&ep->raw, AMVNET_SLOT(index), name, tag);
+	err = vnet_endpoint_map(&ep->raw, (uint32_t)index, name, tag);
 	if (err)
 		return amv_errno_to_am(err);
 	ep->xlate[index].inuse = true;
@@ -357,7 +400,7 @@ int AM_MapAny(ep_t ea, int *index, en_t name, tag_t tag)
 int AM_UnMap(ep_t ea, int index)
 {
 	struct amvnet_xlate *x;
-	uint32_t slot = AMVNET_SLOT(index);
+	uint32_t slot = (uint32_t)index;
 	int err = AM_OK;
 
 	AMV_CHECK_INIT();

@@ -5,9 +5,8 @@
  * gives them meaning.
  *
  * Library wire conventions (all within the ABI; see libvnet.rst):
- *  - Translation index i is firmware slot i + 1; slot 0 is never used.  The
- *    firmware gives a returned request back with its slot and a returned
- *    reply with slot 0, so slot 0 on a returned message means a reply.
+ *  - The firmware marks replies, received or returned, VNET_DESC_REPLY: that
+ *    is how a returned reply is told from a returned request.
  *  - VNET_DESC_CREDIT on a reply without payload: the request handler did
  *    not reply; the requester gets its credit back and runs nothing.
  *  - VNET_DESC_CREDIT | VNET_DESC_MEDIUM on a reply: the destination library
@@ -30,7 +29,6 @@
 #include <vnet/am.h>
 #include <vnet/endpoint.h>
 
-#define AMVNET_SLOT(index)	((uint16_t)((index) + 1))
 #define AMVNET_REJECT_MAGIC	0x414d524au	/* "AMRJ" */
 #define AMVNET_FRAG_ARGS	3
 
@@ -86,6 +84,7 @@ struct amvnet_ep {
 	tag_t tag;
 	void *seg_addr;
 	uintptr_t seg_len;
+	uint32_t nic_index;		/* for VNET_IOC_NIC_INFO */
 	uint32_t credits;		/* K */
 	uint32_t outstanding;		/* requests (fragments) in flight */
 	int n_endpoints;
@@ -156,6 +155,8 @@ static inline bool amv_trylock(struct amvnet_ep *ep)
 
 /* am_recv.c: handle what has arrived; the caller holds the lock. */
 unsigned int amv_service(struct amvnet_ep *ep);
+/* am_core.c: the largest payload to @dest, per the link of @ep's NIC. */
+uint32_t amv_max_payload(struct amvnet_ep *ep, en_t dest);
 /* Service the other endpoints of @ep's bundle that no thread is servicing. */
 void amv_service_others(struct amvnet_ep *ep);
 /* am_send.c: answers the library sends on its own, from a handler context. */

@@ -199,7 +199,7 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 			 void *payload)
 {
 	const struct vnet_desc *d = &t->d;
-	bool reply = !d->slot;		/* see am_internal.h */
+	bool reply = d->flags & VNET_DESC_REPLY;
 	unsigned int i;
 
 	ep->st.returned++;
@@ -210,9 +210,10 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 		return;
 	/*
 	 * A reply that came back still owes the requester its credit.  The
-	 * firmware keeps the token of a reply it refused as malformed, so a
-	 * credit reply gets through; after other reasons it has spent the
-	 * token and this one comes back too, and is dropped above.
+	 * firmware keeps the token of a reply returned for a fault of its own
+	 * (outside the segment, too large, malformed), so a credit reply gets
+	 * through; otherwise the requester is gone and this one comes back
+	 * too, to be dropped above.
 	 */
 	if (reply && d->status != VNET_RET_BAD_TOKEN &&
 	    d->status != VNET_RET_NO_ENDPOINT &&
@@ -229,7 +230,7 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 	t->ret.data = (d->flags & VNET_DESC_MEDIUM) ? payload : NULL;
 	t->ret.nbytes = d->len;
 	t->ret.dest_offset = (d->flags & VNET_DESC_XFER) ? d->offset : 0;
-	t->ret.index = reply ? -1 : d->slot - 1;
+	t->ret.index = reply ? -1 : d->slot;
 	amv_report(ep, t);
 }
 

@@ -47,6 +47,22 @@ static void amv_backoff(unsigned int *spins)
 }
 
 /*
+ * Spin this long for a reply before sleeping: about what a sleep and a
+ * wake-up cost.  Longer only helps when every thread has a CPU to itself;
+ * where the NIC's thread or the peer shares ours, spinning delays the very
+ * reply we wait for.
+ */
+#define AMV_SPIN_NS	10000
+
+static uint64_t amv_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
  * Waiting for a reply: sleep in poll(2) on the files of the bundle for up
  * to a millisecond, then service the endpoints that have something.  poll
  * does not fault an endpoint in, so a thread waiting for credits on an
@@ -58,6 +74,8 @@ static void amv_sleep_bundle(struct amvnet_ep *ep)
 	struct amvnet_eb *eb = ep->eb;
 	struct pollfd stack[16], *fds = stack;
 	unsigned int i, n = eb->nr_eps;
+	uint64_t start;
+	int r;
 
 	if (n > sizeof(stack) / sizeof(stack[0])) {
 		fds = calloc(n, sizeof(*fds));
@@ -71,7 +89,12 @@ static void amv_sleep_bundle(struct amvnet_ep *ep)
 		fds[i].events = POLLIN;
 		fds[i].revents = 0;
 	}
-	if (poll(fds, n, 1) > 0) {
+	start = amv_now_ns();
+	r = poll(fds, n, 1);
+	ep->st.credit_sleeps++;
+	if (amv_now_ns() - start >= 1000000)
+		ep->st.credit_sleeps_full++;
+	if (r > 0) {
 		for (i = 0; i < n; i++) {
 			struct amvnet_ep *e = eb->eps[i];
 
@@ -138,11 +161,13 @@ void amv_refuse(struct amvnet_ep *ep, struct amvnet_token *t, int status)
 /*
  * Requests poll implicitly; then, while no credit is free, keep servicing
  * this endpoint and the rest of the bundle -- spinning at first, since a
- * reply is usually microseconds away, then asleep in poll(2).  The caller
- * holds the lock.
+ * reply is usually microseconds away, yielding now and then to the NIC's
+ * thread and the peer that may share our CPU, then asleep in poll(2).  The
+ * caller holds the lock.
  */
 static void amv_get_credit(struct amvnet_ep *ep)
 {
+	uint64_t until = 0;
 	unsigned int spins = 0;
 
 	amv_service(ep);
@@ -150,12 +175,21 @@ static void amv_get_credit(struct amvnet_ep *ep)
 		return;
 	ep->st.credit_waits++;
 	while (ep->outstanding >= ep->credits) {
-		if (spins >= 64) {
+		if (amv_service(ep))
+			continue;
+		if (!until)
+			until = amv_now_ns() + AMV_SPIN_NS;
+		if (until == 1) {
 			amv_sleep_bundle(ep);
-		} else if (!amv_service(ep)) {
-			amv_service_others(ep);
+			continue;
+		}
+		amv_service_others(ep);
+		if (++spins % 8) {
 			amv_cpu_relax();
-			spins++;
+		} else {
+			sched_yield();
+			if (amv_now_ns() > until)
+				until = 1;	/* spun enough: sleep from now on */
 		}
 	}
 }
@@ -177,32 +211,34 @@ static void amv_post_request(struct amvnet_ep *ep, const struct vnet_desc *d,
 }
 
 /*
- * A bulk request: fragments of VNET_MEDIUM_MAX bytes, in order, back to back
- * on this endpoint's request queue (the lock is held throughout).  All but
- * the last carry VNET_DESC_CREDIT and the transfer's extent instead of the
- * user's arguments; the last one runs the handler.  The firmware checks each
+ * A bulk request: fragments of @frag bytes (a staging slot, or what the
+ * link to another NIC carries), in order, back to back on this endpoint's
+ * request queue (the lock is held throughout).  All but the last carry
+ * VNET_DESC_CREDIT and the transfer's extent instead of the user's
+ * arguments; the last one runs the handler.  The firmware checks each
  * against the destination segment.
  */
 static void amv_xfer(struct amvnet_ep *ep, struct vnet_desc *last,
-		     const uint8_t *src, uint64_t nbytes, uint64_t dest_offset)
+		     const uint8_t *src, uint64_t nbytes, uint64_t dest_offset,
+		     uint32_t frag)
 {
 	uint64_t done = 0;
 
-	while (nbytes - done > VNET_MEDIUM_MAX) {
+	while (nbytes - done > frag) {
 		struct vnet_desc d = {
 			.handler = last->handler,
 			.nargs = AMVNET_FRAG_ARGS,
 			.flags = VNET_DESC_XFER | VNET_DESC_CREDIT,
 			.slot = last->slot,
-			.len = VNET_MEDIUM_MAX,
+			.len = frag,
 			.offset = dest_offset + done,
 		};
 
 		d.args[0] = (uint32_t)dest_offset;
 		d.args[1] = (uint32_t)(dest_offset >> 32);
 		d.args[2] = (uint32_t)nbytes;
-		amv_post_request(ep, &d, src + done, VNET_MEDIUM_MAX);
-		done += VNET_MEDIUM_MAX;
+		amv_post_request(ep, &d, src + done, frag);
+		done += frag;
 	}
 	last->len = (uint32_t)(nbytes - done);
 	last->offset = dest_offset + done;
@@ -257,13 +293,14 @@ static int amv_request(ep_t ep, int index, handler_t handler,
 	d.handler = handler;
 	d.nargs = (uint8_t)numargs;
 	d.flags = amv_cat_flags(cat);
-	d.slot = AMVNET_SLOT(index);
+	d.slot = (uint16_t)index;
 	for (i = 0; i < numargs; i++)
 		d.args[i] = (uint32_t)va_arg(ap, int);
 
 	amv_lock(ep);
 	if (cat == AMV_LONG) {
-		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset);
+		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset,
+			 amv_max_payload(ep, ep->xlate[index].name));
 	} else {
 		d.len = cat == AMV_MEDIUM ? (uint32_t)nbytes : 0;
 		amv_post_request(ep, &d, src, d.len);

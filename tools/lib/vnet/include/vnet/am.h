@@ -145,27 +145,28 @@ enum {
 /*
  * System parameters.  AMUDP allows 16 arguments; a vnet descriptor carries
  * 8.  A medium payload is one staging slot.  A bulk request travels as
- * several 8 KiB fragments, so it is bounded by the largest segment; a bulk
- * reply is one message (the firmware accepts one reply per request token),
- * so it is bounded by AM_MaxMedium().
+ * several fragments, so it is bounded by the largest segment; a bulk reply
+ * is one message (the firmware accepts one reply per request token), so it
+ * is bounded by AM_MaxMedium().  To an endpoint on another NIC, a medium
+ * message or bulk reply must also fit the link: AMVNET_MaxPayload().
  */
 #define AM_MaxShort()		VNET_MAX_ARGS
 #define AM_MaxMedium()		VNET_MEDIUM_MAX
 #define AM_MaxLong()		((int)VNET_MAX_SEG_LEN)
 #define AM_MaxNumHandlers()	256
-/*
- * One translation fewer than the firmware's VNET_MAX_SLOTS: libvnet keeps
- * slot 0 unused, because a returned reply comes back with slot 0 and a
- * returned request with its slot, and that is how the two are told apart.
- * Index i of the API is slot i + 1.
- */
-#define AMVNET_MAX_TRANSLATIONS	(VNET_MAX_SLOTS - 1)
+#define AMVNET_MAX_TRANSLATIONS	VNET_MAX_SLOTS
 #define AM_MaxNumTranslations(trans) \
 	(*(trans) = AMVNET_MAX_TRANSLATIONS, AM_OK)
 #define AMVNET_DEFAULT_CREDITS	4	/* requests outstanding per endpoint */
 #define AMVNET_MAX_CREDITS	VNET_QUEUE_DEPTH
 
 int AM_MaxSegLength(uintptr_t *nbytes);
+/*
+ * The largest payload the link of the endpoint's NIC carries (VNET_IOC_
+ * NIC_INFO's max_payload): the bound for medium messages and bulk replies
+ * to other NICs.  Bulk requests are cut to fit by the library.
+ */
+int AMVNET_MaxPayload(ep_t ea, uint32_t *nbytes);
 
 /* Initialization.  Counted: the last AM_Terminate frees every bundle. */
 int AM_Init(void);
@@ -278,6 +279,8 @@ struct amvnet_stats {
 	uint64_t replies_received;
 	uint64_t returned;		/* messages the firmware handed back */
 	uint64_t credit_waits;		/* requests that found no credit */
+	uint64_t credit_sleeps;		/* 1 ms sleeps in poll(2) for one */
+	uint64_t credit_sleeps_full;	/* ... that ran the whole 1 ms */
 	uint32_t credits;		/* K */
 	uint32_t outstanding;		/* requests in flight now */
 	uint32_t max_outstanding;	/* the most ever in flight */
@@ -286,14 +289,13 @@ struct amvnet_stats {
 int AMVNET_GetStats(ep_t ea, struct amvnet_stats *stats);
 
 /*
- * The driver wakes a waiter when a message arrives into an empty queue, but
- * not in two cases (libvnet.rst): a message returned to its sender, and a
- * delivery racing with the queue being emptied.  As a safety net
- * AM_WaitSema looks at the queues again after 1 ms, then after twice as
- * long each time, up to rescue_ms milliseconds (0 turns the net off: a
- * missed wake-up then sleeps until the next message).  *rescued counts
- * waits that ended at such a look: missed wake-ups, or wake-ups later than
- * the slice.
+ * The driver wakes a waiter when a message arrives into an empty queue.
+ * Drivers before commit 2640379 missed two such wake-ups (libvnet.rst), so
+ * as a safety net AM_WaitSema looks at the queues again after 1 ms, then
+ * after twice as long each time, up to rescue_ms milliseconds (0 turns the
+ * net off: a missed wake-up then sleeps until the next message).
+ * *rescued counts waits that ended at such a look: missed wake-ups, or
+ * wake-ups later than the slice.
  */
 #define AMVNET_DEFAULT_RESCUE_MS	100
 int AMVNET_SetWaitRescue(eb_t eb, int rescue_ms);
