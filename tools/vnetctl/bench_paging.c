@@ -12,6 +12,7 @@
 
 #include "vnetctl.h"
 #include "bench.h"
+#include "bench_am.h"
 
 struct bench_opts {
 	struct bench_cfg cfg;
@@ -232,9 +233,12 @@ int vnetctl_cmd_bench(int argc, char **argv)
 	unsigned int n;
 	int err, ret = VNETCTL_EXIT_OK;
 
+	if (argc >= 2 && vnetctl_bench_am_handles(argv[1]))
+		return vnetctl_cmd_bench_am(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "paging")) {
 		if (argc < 2)
-			vnetctl_msg("bench: which benchmark? (paging)");
+			vnetctl_msg("bench: which benchmark? "
+				    "(paging, logp, contention, vnets)");
 		else
 			vnetctl_msg("bench: unknown benchmark '%s'", argv[1]);
 		vnetctl_usage(stderr);

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vnetctl bench logp, contention and vnets: the AM-II library (libvnet)
+ * measured the way the NOW paper measured AM-II.  Options and output are in
+ * bench_am.c, the LogP method in bench_logp.c, the client/server load of
+ * the other two in bench_load.c.
+ */
+#ifndef _VNETCTL_BENCH_AM_H
+#define _VNETCTL_BENCH_AM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <vnet/am.h>
+
+#define AMB_TAG			0x616d62656e6368ULL	/* "ambench" */
+#define AMB_H_REQUEST		1
+#define AMB_H_REPLY		2
+#define AMB_H_STOP		3	/* wakes a server thread to end it */
+#define AMB_MAX_POINTS		64
+
+struct amb_opts {
+	uint32_t nic_id;
+	char nic_name[64];
+	uint32_t frames;
+	double seconds;			/* measured, per point */
+	double warmup;			/* unmeasured, before each point */
+	const char *csv;
+	int credits;			/* K */
+	bool poll;			/* spin in AM_Poll instead of waiting */
+	unsigned int points[AMB_MAX_POINTS];	/* clients, or delays in ns */
+	unsigned int nr_points;
+	unsigned int burst;		/* logp: the long burst */
+};
+
+/* bench_am.c */
+double amb_now(void);
+void amb_spin_until(double t);
+int amb_check(int err, const char *what);
+void amb_returned(int status, op_t opcode, void *token);
+extern volatile uint64_t amb_errors;
+FILE *amb_csv_open(const struct amb_opts *o, const char *header);
+int amb_csv_close(const struct amb_opts *o, FILE *f);
+
+/* bench_logp.c */
+int amb_logp(struct amb_opts *o);
+
+/* bench_load.c */
+int amb_contention(struct amb_opts *o);
+int amb_vnets(struct amb_opts *o);
+
+/* The bench dispatcher in bench_paging.c hands these to us. */
+bool vnetctl_bench_am_handles(const char *name);
+int vnetctl_cmd_bench_am(int argc, char **argv);
+
+#endif /* _VNETCTL_BENCH_AM_H */
