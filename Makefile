@@ -67,6 +67,14 @@ check: all
 demo: setup all
 	tools/vm/run -- tools/testing/demo
 
+# vnet pingpong and bw between two NICs on veth, beside TCP (sockperf,
+# iperf3) in the same VM run; tools/testing/bench-wire.  One vCPU: with two
+# on a two-core host, every wake-up across vCPUs waits for the host's
+# scheduler and the figures measure that (Documentation/vnet/vnetctl.rst).
+.PHONY: bench-wire
+bench-wire: setup all
+	tools/vm/run --smp 1 -- tools/testing/bench-wire
+
 setup:
 	tools/testing/setup
 

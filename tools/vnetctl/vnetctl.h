@@ -89,6 +89,10 @@ int vnetctl_cmd_route(int argc, char **argv);
 /* bench_paging.c */
 int vnetctl_cmd_bench(int argc, char **argv);
 
+/* bench_wire.c: bench pingpong and bw, handed over by vnetctl_cmd_bench() */
+bool vnetctl_bench_wire_handles(const char *name);
+int vnetctl_cmd_bench_wire(int argc, char **argv);
+
 /* json.c: a minimal streaming writer, enough for status --json. */
 #define JSON_MAX_DEPTH		8
 
