@@ -235,10 +235,13 @@ int vnetctl_cmd_bench(int argc, char **argv)
 
 	if (argc >= 2 && vnetctl_bench_am_handles(argv[1]))
 		return vnetctl_cmd_bench_am(argc, argv);
+	if (argc >= 2 && vnetctl_bench_wire_handles(argv[1]))
+		return vnetctl_cmd_bench_wire(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "paging")) {
 		if (argc < 2)
 			vnetctl_msg("bench: which benchmark? "
-				    "(paging, logp, contention, vnets)");
+				    "(paging, logp, contention, vnets, "
+				    "pingpong, bw)");
 		else
 			vnetctl_msg("bench: unknown benchmark '%s'", argv[1]);
 		vnetctl_usage(stderr);
