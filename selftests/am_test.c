@@ -507,6 +507,73 @@ TEST(zero_to_eight_arguments)
 	OK(AM_Terminate());
 }
 
+/* What a request handler may get wrong when it replies. */
+static int reply_errors, reply_checks;
+
+static void check_reply_errors(void *t, void *buf, size_t nb)
+{
+	static char big[VNET_MEDIUM_MAX + 1];
+	struct amvnet_returned ret;
+
+	(void)nb;
+	reply_checks++;
+	reply_errors += AM_Reply0(t, 0) != AM_ERR_BAD_ARG;	/* handler 0 */
+	reply_errors += AMVNET_Reply(t, 2, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9) !=
+			AM_ERR_BAD_ARG;
+	reply_errors += AM_ReplyI0(t, 2, big, sizeof(big)) != AM_ERR_BAD_ARG;
+	reply_errors += AM_ReplyI0(t, 2, NULL, 5) != AM_ERR_BAD_ARG;
+	reply_errors += AM_ReplyI0(t, 2, buf, -1) != AM_ERR_BAD_ARG;
+	/* A bulk reply is one message: no larger than a medium one. */
+	reply_errors += AM_ReplyXfer0(t, 0, 2, big, sizeof(big)) !=
+			AM_ERR_BAD_ARG;
+	reply_errors += AM_GetMsgTag(t, NULL) != AM_ERR_BAD_ARG;
+	reply_errors += AM_GetSourceEndpoint(t, NULL) != AM_ERR_BAD_ARG;
+	reply_errors += AM_GetDestEndpoint(t, NULL) != AM_ERR_BAD_ARG;
+	reply_errors += AMVNET_GetReturnedMessage(t, &ret) != AM_ERR_RESOURCE;
+	/* None of that was a reply: this one is, and the only one. */
+	reply_errors += AM_ReplyI0(t, 2, buf, (int)nb) != AM_OK;
+	reply_errors += AM_Reply0(t, 2) != AM_ERR_RESOURCE;
+}
+
+static volatile int got_reply;
+
+static void note_reply(void *t, void *buf, size_t nb)
+{
+	(void)t;
+	(void)buf;
+	got_reply += nb == 5;
+}
+
+TEST(reply_and_query_errors)
+{
+	struct amvnet_stats st;
+	uint64_t w, r;
+	struct am_pair p;
+
+	OK(AM_Init());
+	OK(am_pair_open(&p, AM_SEQ));
+	OK(AM_SetHandler(p.b, 1, check_reply_errors));
+	OK(AM_SetHandler(p.a, 2, note_reply));
+	OK(AM_RequestI0(p.a, 0, 1, "hello", 5));
+	ASSERT_TRUE(am_poll_until(p.eb, &got_reply, 1));
+	EXPECT_EQ(1, reply_checks);
+	EXPECT_EQ(0, reply_errors);
+
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_GetStats(NULL, &st));
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_GetStats(p.a, NULL));
+	OK(AMVNET_GetStats(p.b, &st));
+	EXPECT_EQ(1, st.requests_received);
+	EXPECT_EQ(1, st.replies_sent);
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_GetWaitStats(NULL, &w, &r));
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_GetWaitStats(p.eb, NULL, &r));
+	OK(AMVNET_GetWaitStats(p.eb, &w, &r));
+	EXPECT_EQ(0, w);
+	OK(AMVNET_SetWaitRescue(p.eb, 0));
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_MaxPayload(NULL, &st.credits));
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_GetReturnedMessage(NULL, NULL));
+	OK(AM_Terminate());
+}
+
 /* A token outlives its handler only as a pointer: using it is refused. */
 static void *stale;
 
