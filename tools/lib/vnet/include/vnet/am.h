@@ -12,9 +12,10 @@
  * /dev/vnet with its frame and staging area mapped.  Endpoints live in
  * bundles (eb_t); AM_Poll and AM_WaitSema act on a whole bundle.  A request
  * goes through the sender's translation table (AM_Map) to an endpoint name
- * (en_t: the NIC id and the endpoint's index there) with a tag; the
- * destination runs the request handler, which may reply once.  Each endpoint
- * may have K requests outstanding (credits, AM_SetExpectedResources; 4 by
+ * (en_t: the NIC id and the endpoint's index there, so an endpoint on
+ * another NIC is mapped like a local one) with a tag; the destination runs
+ * the request handler, which may reply once.  Each endpoint may have K
+ * requests outstanding (credits, AM_SetExpectedResources; 4 by
  * default as in the NOW paper); a request without a credit polls the bundle
  * until a reply hands one back.  Replies never wait for credits.  Messages
  * the network cannot deliver come back to handler 0, the error handler.
@@ -237,7 +238,11 @@ int AMVNET_SetHandlerAny(ep_t ea, handler_t *handler, handler_fn_t function);
  * AM_Poll.  It returns at once if a message is already waiting.  AMUDP
  * aborts the process when asked to wait with AM_NOEVENTS; vnet returns
  * AM_ERR_RESOURCE.  AM_Wait is the same call under the issue's name.  A
- * signal ends the wait early (AM_OK after the poll): callers loop.
+ * signal ends the wait early (AM_OK after the poll): callers loop.  Nothing
+ * else does: to end a thread asleep here, send its endpoint a message.
+ * AM_Poll, by contrast, reads every endpoint's queues and so faults each
+ * in: a thread with more endpoints than the NIC has frames should sleep
+ * here rather than spin in AM_Poll.
  */
 int AM_GetEventMask(eb_t eb, int *mask);
 int AM_SetEventMask(eb_t eb, int mask);
