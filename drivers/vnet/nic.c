@@ -279,7 +279,11 @@ struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes)
 	nic->card_mem = vmalloc_user((size_t)nframes * VNET_FRAME_SIZE);
 	if (!nic->card_mem)
 		goto err_transport;
-	nic->fault_wq = alloc_workqueue("%s_fault", WQ_UNBOUND, 0, nic->name);
+	/*
+	 * Fault-ins wait for frames and flushes, not for each other: a few at
+	 * a time keep the card busy without a kworker per waiting endpoint.
+	 */
+	nic->fault_wq = alloc_workqueue("%s_fault", WQ_UNBOUND, 4, nic->name);
 	if (!nic->fault_wq)
 		goto err_card;
 
