@@ -85,5 +85,14 @@ echo "# VmallocUsed before load $vmalloc_before kB, after unload $vmalloc_after 
 [ $((vmalloc_after - vmalloc_before)) -lt 1024 ]
 check $? no_vmalloc_leak
 
+# ifnames= attaches at load; rmmod with an attached NIC takes it away.
+ip link add vnl0 type veth peer name vnl1 && ip link set vnl0 up &&
+	insmod "$ko" ifnames=vnl0:7,nosuchif0 &&
+	[ "$(cat /sys/class/vnet/vnet7/ifname)" = vnl0 ] &&
+	dmesg | grep -q 'cannot attach nosuchif0' &&
+	rmmod vnet && [ ! -e /sys/class/vnet ]
+check $? attach_at_load
+ip link del vnl0 2>/dev/null
+
 echo "1..$n"
 exit $failed

@@ -200,12 +200,12 @@ static void __exit vnet_exit(void)
 	struct vnet_nic *nic, *tmp;
 
 	vnet_chardev_exit();
-	/* No NIC can come or go through the notifier once it is gone. */
-	vnet_link_exit();
 	mutex_lock(&vnet_nics_lock);
 	list_for_each_entry_safe(nic, tmp, &vnet_nics, node)
 		vnet_nic_remove(nic);
 	mutex_unlock(&vnet_nics_lock);
+	/* Last: unregistering replays NETDEV_UNREGISTER, now for no NIC. */
+	vnet_link_exit();
 	vnet_debugfs_exit();
 	vnet_sysfs_exit();
 }
