@@ -84,3 +84,31 @@ clean:
 	$(MAKE) -C tools/vnetctl clean
 	$(MAKE) -C tools/lib/vnet clean
 	$(MAKE) -C selftests clean
+
+# The debug-kernel lane (Documentation/vnet/testing.rst): a KASAN, lockdep,
+# kmemleak and failslab kernel built once into ~/.cache, vnet.ko built
+# against it in build/debug/, and the VM selftests plus a fault-injection
+# pass on it.
+DEBUG_KERNEL := tools/testing/debug-kernel/build
+DEBUG_SRC := build/debug/src
+
+.PHONY: debug-kernel debug-module debug-tests check-debug
+
+debug-kernel:
+	@$(DEBUG_KERNEL) >/dev/null
+
+# kbuild writes objects next to the sources: build from a copy of them, so
+# the Debian and the debug vnet.ko coexist.  rsync copies changed files only.
+debug-module: debug-kernel
+	@mkdir -p $(DEBUG_SRC)
+	rsync -a --delete --prune-empty-dirs --exclude=/firmware/test/ \
+		--include='*/' --include='*.[ch]' --include=/Kbuild --exclude='*' \
+		Kbuild drivers firmware uapi $(DEBUG_SRC)/
+	$(MAKE) -C $$($(DEBUG_KERNEL) --path) M=$(CURDIR)/$(DEBUG_SRC) modules
+	cp $(DEBUG_SRC)/vnet.ko build/debug/vnet.ko
+
+debug-tests: ksft-headers
+	$(MAKE) -C tools/testing/debug-kernel
+
+check-debug: all debug-module debug-tests
+	tools/testing/debug-kernel/check
