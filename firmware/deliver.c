@@ -174,6 +174,7 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 
 	dst->stats.received++;
 	dst->referenced = true;
+	dst->served = true;
 	return VNET_FW_ACCEPTED;
 }
 
@@ -284,6 +285,7 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	if (vnet_fw_accept(nic, dst, rq, &in, payload) != VNET_FW_ACCEPTED)
 		return VNET_FW_HELD;
 	src->stats.sent++;
+	src->served = true;
 	return VNET_RET_NONE;
 }
 

@@ -95,6 +95,13 @@ struct vnet_fw_ep {
 
 	bool referenced;		/* did work since the host last looked */
 	/*
+	 * Since it was loaded, a message was delivered into it or it sent
+	 * one to an endpoint of this NIC: what it was loaded for has
+	 * happened.  (A message it sent across the wire has not: the reply
+	 * is still to come.)  Cleared by the host on every load.
+	 */
+	bool served;
+	/*
 	 * Set by the host while it evicts the endpoint: nothing is delivered
 	 * into it and its NACKed messages are not retransmitted, so its
 	 * unresolved count can reach zero.

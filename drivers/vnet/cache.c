@@ -18,10 +18,12 @@
  * leaves posted messages behind it is queued to fault straight back in,
  * since nothing else would bring it back while its owner waits for replies.
  *
- * An endpoint loaded less than min_resident_us ago is never the victim: it
- * was brought in for a message (or a touch) that has not come yet, and
- * evicting it first would only bring it back.  When every frame holds such
- * a newcomer the fault waits for one to age.
+ * A newcomer is never the victim until it is served -- a message was
+ * delivered into it, or it sent one to a local endpoint -- or ages: it was
+ * brought in for a message (or a touch) that has not come yet, and
+ * evicting it first would only bring it back.  It ages after
+ * min_resident_us, and on a NIC on the wire not before a NACKed sender has
+ * retransmitted.  When every frame holds such a newcomer the fault waits.
  *
  * Every move runs in the context of whoever needs the frame, without
  * nic->lock held: claim the frame and mark both endpoints moving under the
@@ -29,6 +31,7 @@
  * threads touching one of those two endpoints wait.
  */
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -50,10 +53,25 @@ static void vnet_cache_delay(struct vnet_nic *nic)
 		msleep(ms);
 }
 
+/*
+ * How long a newcomer keeps its frame unless served first.  On the wire, a
+ * message NACKed because its destination was not resident comes again
+ * when its sender's timer next finds it due: up to two quanta after the
+ * NACK, plus the quantum between timer scans.
+ */
+static u64 vnet_cache_protect_ns(struct vnet_nic *nic)
+{
+	u64 ns = (u64)vnet_min_resident_us * NSEC_PER_USEC;
+
+	if (READ_ONCE(nic->link))
+		ns = max(ns, 3 * nic->fw.quantum * NSEC_PER_USEC);
+	return ns;
+}
+
 /* Pick a resident endpoint to evict; called with nic->lock held. */
 static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
 {
-	u64 young = ktime_get_ns() - (u64)vnet_min_resident_us * NSEC_PER_USEC;
+	u64 young = ktime_get_ns() - vnet_cache_protect_ns(nic);
 	struct vnet_ep *fallback = NULL;
 	u32 step;
 
@@ -64,7 +82,7 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
 		if (!ep || ep->state != VNET_EP_RESIDENT)
 			continue;
 		/* Give a newcomer time to get the message it came for. */
-		if (ep->loaded_at > young)
+		if (ep->loaded_at > young && !READ_ONCE(ep->fw.served))
 			continue;
 		fallback = ep;
 		if (READ_ONCE(ep->fw.referenced)) {
@@ -75,6 +93,56 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
 			return ep;
 	}
 	return fallback;
+}
+
+/*
+ * When to look for a victim again: when the oldest resident newcomer ages,
+ * or within VNET_CACHE_RECHECK_NS, as a newcomer being served frees its
+ * frame with no wake-up.  Called with nic->lock held.
+ */
+#define VNET_CACHE_RECHECK_NS	(1000 * NSEC_PER_USEC)
+
+static ktime_t vnet_cache_next_look(struct vnet_nic *nic)
+{
+	u64 now = ktime_get_ns();
+	u64 oldest = now;
+	u32 f;
+
+	for (f = 0; f < nic->nframes; f++) {
+		struct vnet_ep *ep = nic->frame_ep[f];
+
+		if (ep && ep->state == VNET_EP_RESIDENT && ep->loaded_at < oldest)
+			oldest = ep->loaded_at;
+	}
+	return ns_to_ktime(min(oldest + vnet_cache_protect_ns(nic),
+			       now + VNET_CACHE_RECHECK_NS));
+}
+
+/*
+ * Every frame is in motion or holds a newcomer: sleep until a frame
+ * settles (frame_gen moves on from @gen) or @until.  A jiffy timeout
+ * would round a 2 ms residency up to two ticks, and that capped the
+ * fault rate far below what the frames sustain.
+ */
+static int vnet_cache_wait_frame(struct vnet_nic *nic, u64 gen, ktime_t until)
+{
+	DEFINE_WAIT(wait);
+	int err = 0;
+
+	for (;;) {
+		prepare_to_wait(&nic->frame_wq, &wait, TASK_KILLABLE);
+		if (READ_ONCE(nic->frame_gen) != gen)
+			break;
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		if (!schedule_hrtimeout_range(&until, 20 * NSEC_PER_USEC,
+					      HRTIMER_MODE_ABS))
+			break;
+	}
+	finish_wait(&nic->frame_wq, &wait);
+	return err;
 }
 
 /*
@@ -213,6 +281,7 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 	memcpy(frame, ep->image, VNET_FRAME_SIZE);
 	vnet_fw_frame_restore(&ep->fw, frame);
 	WRITE_ONCE(ep->fw.referenced, true);
+	WRITE_ONCE(ep->fw.served, false);
 	/*
 	 * Publish the copied image before the firmware can find it, through
 	 * either the frame table or a lookup of the endpoint.
@@ -242,7 +311,7 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 	struct vnet_nic *nic = ep->nic;
 	struct vnet_ep *victim;
 	u64 gen, start;
-	long wait;
+	ktime_t until;
 	int f;
 
 	for (;;) {
@@ -260,12 +329,9 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 			if (f >= 0)
 				break;
 			gen = nic->frame_gen;
+			until = vnet_cache_next_look(nic);
 			spin_unlock(&nic->lock);
-			/* Woken by a settled frame, or a newcomer ageing. */
-			wait = usecs_to_jiffies(vnet_min_resident_us) + 1;
-			if (wait_event_killable_timeout(nic->frame_wq,
-							READ_ONCE(nic->frame_gen) != gen,
-							wait) < 0)
+			if (vnet_cache_wait_frame(nic, gen, until))
 				return -EINTR;
 			continue;
 		}

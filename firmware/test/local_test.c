@@ -468,6 +468,38 @@ TEST_F(nic, nonresident_destination_is_faulted_in)
 	ASSERT_NE(NULL, sim_peek(&self->sim, 4, VNET_Q_REQ_RECV));
 }
 
+/*
+ * The cache keeps a newcomer until it is served: a local exchange serves
+ * both ends at once, and nobody else.
+ */
+TEST_F(nic, local_exchange_serves_both_ends)
+{
+	struct vnet_desc d = request(0, 1, 5);
+	u32 i;
+
+	for (i = 0; i < 8; i++)
+		EXPECT_FALSE(self->sim.ep[i].fw.served);
+	sim_map(&self->sim, 0, 0, 0, 4, TAG + 4);
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	ASSERT_EQ(1, sim_run(&self->sim, 10));
+	EXPECT_TRUE(self->sim.ep[0].fw.served);
+	EXPECT_TRUE(self->sim.ep[4].fw.served);
+	for (i = 1; i < 8; i++)
+		if (i != 4)
+			EXPECT_FALSE(self->sim.ep[i].fw.served);
+
+	/* Held for a destination off the card: the sender is not served. */
+	sim_unload(&self->sim, 4);
+	sim_load(&self->sim, 0);
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	EXPECT_EQ(0, sim_run(&self->sim, 10));
+	EXPECT_FALSE(self->sim.ep[0].fw.served);
+	sim_load(&self->sim, 4);
+	EXPECT_EQ(1, sim_run(&self->sim, 10));
+	EXPECT_TRUE(self->sim.ep[0].fw.served);
+	EXPECT_TRUE(self->sim.ep[4].fw.served);
+}
+
 TEST_F(nic, bogus_indices_are_contained)
 {
 	struct vnet_desc d = request(0, 1, 0);

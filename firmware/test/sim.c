@@ -125,6 +125,7 @@ void sim_fini(struct sim_nic *sim)
 void sim_load(struct sim_nic *sim, u32 i)
 {
 	vnet_fw_frame_restore(&sim->ep[i].fw, sim->ep[i].frame);
+	sim->ep[i].fw.served = false;	/* as the driver's load does */
 	sim->ep[i].fw.frame = sim->ep[i].frame;
 	sim->owner[i] = &sim->ep[i].fw;
 }

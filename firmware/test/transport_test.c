@@ -317,6 +317,24 @@ TEST_F(pair, remote_returns_carry_the_reason)
 	EXPECT_EQ(NULL, sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV));
 }
 
+/*
+ * Across the wire only the receiver is served: the sender's reply is a
+ * round trip away, and the cache must keep it for that.
+ */
+TEST_F(pair, wire_delivery_serves_only_the_receiver)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = req(1);
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	run_for(&self->net, 1000);
+	ASSERT_NE(NULL, sim_peek(b, 1, VNET_Q_REQ_RECV));
+	EXPECT_EQ(1, a->ep[0].fw.stats.sent);
+	EXPECT_FALSE(a->ep[0].fw.served);
+	EXPECT_TRUE(b->ep[1].fw.served);
+	EXPECT_FALSE(b->ep[0].fw.served);
+}
+
 TEST_F(pair, medium_payload_and_mtu)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
