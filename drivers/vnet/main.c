@@ -63,7 +63,7 @@ static void __init vnet_check_abi(void)
 
 unsigned int vnet_min_resident_us = 2000;
 module_param_named(min_resident_us, vnet_min_resident_us, uint, 0644);
-MODULE_PARM_DESC(min_resident_us, "A loaded endpoint that was not yet served is not evicted sooner than this (default 2000)");
+MODULE_PARM_DESC(min_resident_us, "A loaded endpoint is not evicted sooner than this unless served and idle (default 2000)");
 
 unsigned int vnet_channels = 4;
 module_param_named(channels, vnet_channels, uint, 0444);
