@@ -575,21 +575,6 @@ TEST_F_TIMEOUT(killed, while_endpoint_is, 120)
 	EXPECT_TRUE(ping_once());
 }
 
-static long long meminfo_kb(const char *key)
-{
-	char line[128];
-	long long val = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			sscanf(line + strlen(key), ": %lld", &val);
-	fclose(f);
-	return val;
-}
-
 TEST(create_destroy_leaks_nothing)
 {
 	long long before, after;
@@ -602,13 +587,13 @@ TEST(create_destroy_leaks_nothing)
 		vnet_touch(&ep);
 		vnet_endpoint_close(&ep);
 	}
-	before = meminfo_kb("VmallocUsed");
+	before = vnet_proc_kb("/proc/meminfo", "VmallocUsed");
 	for (round = 0; round < 200; round++) {
 		ASSERT_EQ(0, vnet_endpoint_open(&ep, 0));
 		vnet_touch(&ep);
 		vnet_endpoint_close(&ep);
 	}
-	after = meminfo_kb("VmallocUsed");
+	after = vnet_proc_kb("/proc/meminfo", "VmallocUsed");
 	TH_LOG("VmallocUsed %lld kB -> %lld kB", before, after);
 	/* One leaked staging area alone would be 512 kB. */
 	EXPECT_LT(after - before, 256);

@@ -27,6 +27,23 @@ static inline long long vnet_read_ll(const char *path)
 	return val;
 }
 
+/* The value of "@key: N kB" in /proc/meminfo or /proc/self/status, or -1. */
+static inline long long vnet_proc_kb(const char *path, const char *key)
+{
+	size_t len = strlen(key);
+	long long val = -1;
+	char line[128];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			sscanf(line + len + 1, "%lld", &val);
+	fclose(f);
+	return val;
+}
+
 static inline long long vnet_nic_attr(const char *attr)
 {
 	char path[256];

@@ -119,17 +119,7 @@ static bool endpoints_settle(long long want)
 
 static long long status_kb(const char *key)
 {
-	char line[128];
-	long long val = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			sscanf(line + strlen(key), ": %lld", &val);
-	fclose(f);
-	return val;
+	return vnet_proc_kb("/proc/self/status", key);
 }
 
 /* ------------------------------------------------------------------------
