@@ -19,6 +19,23 @@ static struct vnet_desc request(u16 slot, u8 handler, u32 arg0)
 	return d;
 }
 
+/* Endpoint 0 sends @d to endpoint 1, which takes it; its reply token. */
+static u32 request_0_to_1(struct __test_metadata *_metadata,
+			  struct sim_nic *sim, const struct vnet_desc *d)
+{
+	const struct vnet_desc *got;
+	u32 token;
+
+	sim_map(sim, 0, 0, 0, 1, TAG + 1);
+	ASSERT_EQ(0, sim_post(sim, 0, VNET_Q_REQ_SEND, d, NULL));
+	sim_run(sim, 10);
+	got = sim_peek(sim, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	token = got->token;
+	sim_consume(sim, 1, VNET_Q_REQ_RECV);
+	return token;
+}
+
 FIXTURE(nic) {
 	struct sim_nic sim;
 };
@@ -79,13 +96,7 @@ TEST_F(nic, reply_only_once_and_only_to_a_request)
 	struct vnet_desc d = request(0, 1, 0), r = { .handler = 2 };
 	const struct vnet_desc *got;
 
-	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
-	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
-	sim_run(&self->sim, 10);
-	got = sim_peek(&self->sim, 1, VNET_Q_REQ_RECV);
-	ASSERT_NE(NULL, got);
-	r.token = got->token;
-	sim_consume(&self->sim, 1, VNET_Q_REQ_RECV);
+	r.token = request_0_to_1(_metadata, &self->sim, &d);
 
 	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, NULL));
 	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, NULL));
@@ -118,13 +129,7 @@ TEST_F(nic, returned_reply_keeps_its_token_and_wakes)
 	const struct vnet_desc *got;
 	u32 before;
 
-	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
-	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
-	sim_run(&self->sim, 10);
-	got = sim_peek(&self->sim, 1, VNET_Q_REQ_RECV);
-	ASSERT_NE(NULL, got);
-	r.token = got->token;
-	sim_consume(&self->sim, 1, VNET_Q_REQ_RECV);
+	r.token = request_0_to_1(_metadata, &self->sim, &d);
 
 	/* Bulk into a requester with no segment: back to the replier. */
 	r.flags = VNET_DESC_XFER;

@@ -113,16 +113,20 @@ FIXTURE_VARIANT(lossy) {
 FIXTURE_VARIANT_ADD(lossy, two_nics_clean) {
 	.nics = 2, .per_client = 500, .seed = 1,
 };
+
 FIXTURE_VARIANT_ADD(lossy, two_nics_30pct_loss) {
 	.nics = 2, .per_client = 300, .loss = 300, .seed = 2,
 };
+
 FIXTURE_VARIANT_ADD(lossy, sixteen_nics_everything) {
 	.nics = 16, .per_client = 100, .loss = 200, .dup = 50, .reorder = 50,
 	.corrupt = 10, .seed = 3,
 };
+
 FIXTURE_VARIANT_ADD(lossy, sixteen_nics_dup_reorder) {
 	.nics = 16, .per_client = 100, .dup = 300, .reorder = 300, .seed = 4,
 };
+
 FIXTURE_VARIANT_ADD(lossy, many_nics_30pct_loss) {
 	.nics = 256, .per_client = 8, .loss = 300, .dup = 50, .reorder = 50,
 	.corrupt = 10, .seed = 5,
@@ -446,8 +450,10 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 	for (i = 0; i < self->net.taplen; i++)
 		sim_net_inject(&self->net, self->net.tap[i].to == 0 ? 0 : 1,
 			       self->net.tap[i].data, self->net.tap[i].len);
-	/* b's side answers replays of old DATA with duplicate ACKs: feed
-	 * whatever it sent back to a as well. */
+	/*
+	 * b's side answers replays of old DATA with duplicate ACKs: feed
+	 * whatever it sent back to a as well.
+	 */
 	run_for(&self->net, 200);
 	EXPECT_EQ(0, memcmp(frame_copy, a->ep[0].frame, VNET_FRAME_SIZE));
 	for (i = 0; i < SIM_CHANNELS; i++) {
