@@ -67,15 +67,6 @@ FILE *amb_csv_open(const struct amb_opts *o, const char *header)
 	return f;
 }
 
-int amb_csv_close(const struct amb_opts *o, FILE *f)
-{
-	if (f && fclose(f)) {
-		vnetctl_err(errno, "%s", o->csv);
-		return -1;
-	}
-	return 0;
-}
-
 enum amb_kind { AMB_LOGP, AMB_CONTENTION, AMB_VNETS, AMB_NR };
 
 static const char * const amb_names[AMB_NR] = {
@@ -289,9 +280,5 @@ int vnetctl_cmd_bench_am(int argc, char **argv)
 	} else if (!err) {
 		printf("PASS\n");
 	}
-	if (fflush(stdout) && !err) {
-		vnetctl_err(errno, "stdout");
-		err = VNETCTL_EXIT_FAIL;
-	}
-	return err;
+	return vnetctl_bench_finish(NULL, NULL, err);
 }

@@ -41,7 +41,6 @@ int amb_check(int err, const char *what);
 void amb_returned(int status, op_t opcode, void *token);
 extern volatile uint64_t amb_errors;
 FILE *amb_csv_open(const struct amb_opts *o, const char *header);
-int amb_csv_close(const struct amb_opts *o, FILE *f);
 
 /* bench_logp.c */
 int amb_logp(struct amb_opts *o);

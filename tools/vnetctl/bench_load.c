@@ -332,7 +332,7 @@ static int load_run(struct amb_opts *o, const char *what, bool per_client)
 		}
 		load_row(csv, &r);
 	}
-	if (amb_csv_close(o, csv))
+	if (vnetctl_fclose(csv, o->csv))
 		ret = VNETCTL_EXIT_FAIL;
 	return ret;
 }

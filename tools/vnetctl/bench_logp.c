@@ -375,11 +375,11 @@ int amb_logp(struct amb_opts *o)
 	logp_param(csv, "o_r_direct", recv.per_msg * 1e6);
 	logp_param(csv, "L_direct",
 		   (rtt.per_msg / 2 - os - recv.per_msg) * 1e6);
-	ret = amb_csv_close(o, csv) ? VNETCTL_EXIT_FAIL : VNETCTL_EXIT_OK;
+	ret = vnetctl_fclose(csv, o->csv) ? VNETCTL_EXIT_FAIL : VNETCTL_EXIT_OK;
 	csv = NULL;
 out:
 	AM_Request0(lp.c, 0, AMB_H_STOP);
 	pthread_join(lp.server, NULL);
-	amb_csv_close(o, csv);
+	vnetctl_fclose(csv, o->csv);
 	return ret;
 }

@@ -300,13 +300,5 @@ int vnetctl_cmd_bench(int argc, char **argv)
 		printf("PASS\n");
 	}
 out:
-	if (csv && fclose(csv)) {
-		vnetctl_err(errno, "%s", o.csv);
-		ret = VNETCTL_EXIT_FAIL;
-	}
-	if (fflush(stdout) && ret == VNETCTL_EXIT_OK) {
-		vnetctl_err(errno, "stdout");
-		ret = VNETCTL_EXIT_FAIL;
-	}
-	return ret;
+	return vnetctl_bench_finish(csv, o.csv, ret);
 }

@@ -728,15 +728,7 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 		vnetctl_err(errno, "%s", o.csv);
 		goto out;
 	}
-	ret = measure(&w, csv, max);
-	if (csv && fclose(csv)) {
-		vnetctl_err(errno, "%s", o.csv);
-		ret = VNETCTL_EXIT_FAIL;
-	}
-	if (fflush(stdout) && ret == VNETCTL_EXIT_OK) {
-		vnetctl_err(errno, "stdout");
-		ret = VNETCTL_EXIT_FAIL;
-	}
+	ret = vnetctl_bench_finish(csv, o.csv, measure(&w, csv, max));
 out:
 	vnet_endpoint_close(&w.srv);
 out_cli:

@@ -2,6 +2,7 @@
 /*
  * vnetctl: command dispatch, usage and error reporting.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,31 @@ void vnetctl_err(int err, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
+}
+
+/* Close an output file, naming it if its last write failed. */
+int vnetctl_fclose(FILE *f, const char *path)
+{
+	if (f && fclose(f)) {
+		vnetctl_err(errno, "%s", path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A benchmark's last step: its CSV file (if any) and stdout must have been
+ * written, or a run that printed PASS still fails.
+ */
+int vnetctl_bench_finish(FILE *csv, const char *csv_path, int ret)
+{
+	if (vnetctl_fclose(csv, csv_path))
+		ret = VNETCTL_EXIT_FAIL;
+	if (fflush(stdout) && ret == VNETCTL_EXIT_OK) {
+		vnetctl_err(errno, "stdout");
+		ret = VNETCTL_EXIT_FAIL;
+	}
+	return ret;
 }
 
 /* "vnetctl: <message>" */

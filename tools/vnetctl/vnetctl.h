@@ -62,6 +62,8 @@ struct vnetctl_nic {
 /* main.c */
 __printf(2, 3) void vnetctl_err(int err, const char *fmt, ...);
 __printf(1, 2) void vnetctl_msg(const char *fmt, ...);
+int vnetctl_fclose(FILE *f, const char *path);
+int vnetctl_bench_finish(FILE *csv, const char *csv_path, int ret);
 void vnetctl_usage(FILE *f);
 
 /* sysfs.c */
