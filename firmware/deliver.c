@@ -330,7 +330,7 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 			return VNET_FW_HOLD;
 	}
 
-	if (rt.token && reason != VNET_FW_HELD)
+	if (rt.token)
 		rt.token->valid = false;
 	verdict = reason ? vnet_fw_give_back(nic, src, frame, &msg, reason,
 					     payload) : VNET_FW_DONE;

@@ -405,13 +405,14 @@ int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id)
 	return -1;
 }
 
-void vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id)
+bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id)
 {
 	u32 slot = nic->peer_of[nic_id];
 
 	if (slot == VNET_FW_NO_PEER)
-		return;
+		return false;
 	nic->peer_of[nic_id] = VNET_FW_NO_PEER;
 	nic->peers[slot].valid = false;
 	vnet_fw_peer_fail(nic, &nic->peers[slot]);
+	return true;
 }

@@ -225,7 +225,7 @@ bool vnet_fw_recv_pending(const struct vnet_frame *frame);
 
 void vnet_fw_transport_init(struct vnet_fw_nic *nic);
 int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id);
-void vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id);
+bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id);
 void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
 		     u64 now);
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);

@@ -229,10 +229,8 @@ int vnet_link_route_del(u32 nic_id, u32 peer_id)
 		err = -ENODEV;
 	} else {
 		mutex_lock(&nic->fw_lock);
-		if (nic->fw.peer_of[peer_id] == VNET_FW_NO_PEER)
+		if (!vnet_fw_route_del(&nic->fw, peer_id))
 			err = -ENOENT;
-		else
-			vnet_fw_route_del(&nic->fw, peer_id);
 		mutex_unlock(&nic->fw_lock);
 	}
 	mutex_unlock(&vnet_nics_lock);

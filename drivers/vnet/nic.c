@@ -90,16 +90,17 @@ static struct vnet_fw_round vnet_nic_round(struct vnet_nic *nic)
 	struct vnet_fw_round round;
 	struct sk_buff *skb;
 	u32 received = 0;
+	u64 now;
 
 	mutex_lock(&nic->fw_lock);
+	now = vnet_nic_now();
 	while (received < VNET_RX_BATCH && (skb = skb_dequeue(&nic->rxq))) {
 		if (!skb_linearize(skb))
-			vnet_fw_receive(&nic->fw, skb->data, skb->len,
-					vnet_nic_now());
+			vnet_fw_receive(&nic->fw, skb->data, skb->len, now);
 		consume_skb(skb);
 		received++;
 	}
-	round = vnet_fw_poll(&nic->fw, vnet_nic_now());
+	round = vnet_fw_poll(&nic->fw, now);
 	mutex_unlock(&nic->fw_lock);
 	round.messages += received;
 	return round;
@@ -372,7 +373,6 @@ void vnet_nic_remove(struct vnet_nic *nic)
 	}
 
 	vnet_debugfs_del_nic(nic);
-	skb_queue_purge(&nic->rxq);
 	destroy_workqueue(nic->fault_wq);
 	vnet_sysfs_del_nic(nic);
 	vnet_nic_put(nic);
