@@ -27,6 +27,7 @@
 #include <vnet/endpoint.h>
 
 #include "vnetctl.h"
+#include "bench.h"
 
 #define WIRE_TAG		0x766e657477000000ULL	/* "vnetw" */
 #define WIRE_H_REQUEST		1
@@ -435,11 +436,6 @@ static uint64_t errors_of(struct wire *w)
 
 static void print_errs(const char *who, const struct wire_errs *e)
 {
-	static const char * const names[VNET_RET_NR + 1] = {
-		"none", "bad_tag", "no_slot", "no_endpoint", "bad_desc",
-		"bad_token", "unreachable", "bad_segment", "too_large",
-		"unknown",
-	};
 	unsigned int k;
 
 	if (!e->returned && !e->bad)
@@ -448,7 +444,8 @@ static void print_errs(const char *who, const struct wire_errs *e)
 		" bad", who, e->returned, e->bad);
 	for (k = 0; k <= VNET_RET_NR; k++)
 		if (e->reason[k])
-			fprintf(stderr, ", %s %" PRIu64, names[k], e->reason[k]);
+			fprintf(stderr, ", %s %" PRIu64, bench_reason_name(k),
+				e->reason[k]);
 	fputc('\n', stderr);
 }
 

@@ -230,7 +230,6 @@ int AMVNET_AllocateEndpointOnNIC(eb_t bundle, uint32_t nic_id, ep_t *endp,
 	ep->credits = AMVNET_DEFAULT_CREDITS;
 	ep->tag = AM_NONE;
 	ep->tok.ep = ep;
-	ep->st.credits = ep->credits;
 	err = amv_bundle_add(bundle, ep);
 	if (err) {
 		amv_free_ep(ep);
@@ -476,9 +475,7 @@ int AM_SetExpectedResources(ep_t ea, int n_endpoints,
 	AMV_CHECK(n_outstanding_requests > AMVNET_MAX_CREDITS, RESOURCE);
 	AMV_CHECK(amv_in_handler(), RESOURCE);
 	amv_lock(ea);
-	ea->n_endpoints = n_endpoints;
 	ea->credits = (uint32_t)n_outstanding_requests;
-	ea->st.credits = ea->credits;
 	amv_unlock(ea);
 	return AM_OK;
 }
@@ -521,6 +518,7 @@ int AMVNET_GetStats(ep_t ea, struct amvnet_stats *stats)
 	AMV_CHECK(!ea || !stats, BAD_ARG);
 	locked = amv_lock_query(ea);
 	*stats = ea->st;
+	stats->credits = ea->credits;
 	stats->outstanding = ea->outstanding;
 	amv_unlock_query(ea, locked);
 	return AM_OK;

@@ -87,7 +87,6 @@ struct amvnet_ep {
 	uint32_t nic_index;		/* for VNET_IOC_NIC_INFO */
 	uint32_t credits;		/* K */
 	uint32_t outstanding;		/* requests (fragments) in flight */
-	int n_endpoints;
 	struct amvnet_token tok;
 	struct amvnet_run *runs;
 	unsigned int nr_runs;

@@ -213,7 +213,7 @@ int AM_GetTranslationName(ep_t ea, int index, en_t *gan);
  * in flight (1..AMVNET_MAX_CREDITS: more than a queue's worth would let
  * replies back up in the firmware).  AMUDP allows one call before the first
  * message because it sizes buffers here; vnet has nothing to size and takes
- * a new K at any time.  n_endpoints is recorded and otherwise unused.
+ * a new K at any time.  n_endpoints is checked and otherwise unused.
  */
 int AM_SetExpectedResources(ep_t ea, int n_endpoints,
 			    int n_outstanding_requests);
