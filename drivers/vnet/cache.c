@@ -46,6 +46,73 @@ static bool vnet_ep_settled(struct vnet_ep *ep)
 	return state == VNET_EP_RESIDENT || state == VNET_EP_NONRESIDENT;
 }
 
+/*
+ * The residency state machine.  Every change goes through here, under
+ * nic->lock, and keeps the frame table and the resident count in step:
+ *
+ *   nonresident -> loading      a frame is claimed for it (@frame)
+ *   loading     -> resident     its image is on the card
+ *   loading     -> nonresident  the eviction that was to free its frame
+ *                               was interrupted
+ *   resident    -> unloading    picked as a victim, or closing
+ *   unloading   -> nonresident  its image is back in host memory
+ *   unloading   -> resident     the eviction was interrupted
+ *
+ * A frame belongs to whoever claimed it last: a victim that is unloading
+ * has already handed its frame to the newcomer, so leaving it does not
+ * free the frame; a closing endpoint still owns it and frees it.
+ */
+static bool vnet_ep_transition_ok(enum vnet_ep_state from,
+				  enum vnet_ep_state to)
+{
+	switch (from) {
+	case VNET_EP_NONRESIDENT:
+		return to == VNET_EP_LOADING;
+	case VNET_EP_LOADING:
+	case VNET_EP_UNLOADING:
+		return to == VNET_EP_RESIDENT || to == VNET_EP_NONRESIDENT;
+	case VNET_EP_RESIDENT:
+		return to == VNET_EP_UNLOADING;
+	}
+	return false;
+}
+
+static void vnet_ep_set_state(struct vnet_ep *ep, enum vnet_ep_state to,
+			      int frame)
+{
+	struct vnet_nic *nic = ep->nic;
+	enum vnet_ep_state from = ep->state;
+
+	lockdep_assert_held(&nic->lock);
+	if (WARN_ON_ONCE(!vnet_ep_transition_ok(from, to)))
+		return;
+
+	switch (to) {
+	case VNET_EP_LOADING:
+		ep->frame = frame;
+		nic->frame_ep[frame] = ep;
+		break;
+	case VNET_EP_RESIDENT:
+		nic->frame_ep[ep->frame] = ep;
+		nic->resident++;
+		if (from == VNET_EP_LOADING)
+			ep->loaded_at = ktime_get_ns();
+		nic->frame_gen++;
+		break;
+	case VNET_EP_UNLOADING:
+		nic->resident--;
+		break;
+	case VNET_EP_NONRESIDENT:
+		if (nic->frame_ep[ep->frame] == ep) {
+			nic->frame_ep[ep->frame] = NULL;
+			nic->frame_gen++;
+		}
+		ep->frame = -1;
+		break;
+	}
+	WRITE_ONCE(ep->state, to);
+}
+
 static void vnet_cache_delay(struct vnet_nic *nic)
 {
 	u32 ms = READ_ONCE(nic->page_delay_ms);
@@ -102,27 +169,30 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
 
 /*
  * Claim a frame for @ep: a free one, or one whose owner we start evicting.
- * Called with nic->lock held; returns -1 when every frame is in motion.
+ * The victim is used after nic->lock is dropped, and its owner may close
+ * it meanwhile: it comes with a reference.  Returns -1 when every frame is
+ * in motion.
  */
 static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
 			    struct vnet_ep **victim)
 {
 	u32 f;
 
+	lockdep_assert_held(&nic->lock);
 	*victim = NULL;
-	for (f = 0; f < nic->nframes; f++) {
-		if (!nic->frame_ep[f]) {
-			nic->frame_ep[f] = ep;
-			return f;
-		}
+	for (f = 0; f < nic->nframes; f++)
+		if (!nic->frame_ep[f])
+			break;
+	if (f == nic->nframes) {
+		*victim = vnet_cache_pick_victim(nic);
+		if (!*victim)
+			return -1;
+		/* In a frame, so its file still holds it. */
+		kobject_get(&(*victim)->kobj);
+		f = (*victim)->frame;
+		vnet_ep_set_state(*victim, VNET_EP_UNLOADING, f);
 	}
-	*victim = vnet_cache_pick_victim(nic);
-	if (!*victim)
-		return -1;
-	f = (*victim)->frame;
-	(*victim)->state = VNET_EP_UNLOADING;
-	nic->resident--;
-	nic->frame_ep[f] = ep;
+	vnet_ep_set_state(ep, VNET_EP_LOADING, f);
 	return f;
 }
 
@@ -200,8 +270,7 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f)
 		vnet_ep_queue_fault(victim);
 
 	spin_lock(&nic->lock);
-	victim->state = VNET_EP_NONRESIDENT;
-	victim->frame = -1;
+	vnet_ep_set_state(victim, VNET_EP_NONRESIDENT, -1);
 	victim->evictions++;
 	nic->evictions++;
 	spin_unlock(&nic->lock);
@@ -210,17 +279,13 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f)
 }
 
 /* The eviction for @ep was interrupted: the victim keeps frame @f. */
-static void vnet_cache_abort(struct vnet_ep *ep, struct vnet_ep *victim, int f)
+static void vnet_cache_abort(struct vnet_ep *ep, struct vnet_ep *victim)
 {
 	struct vnet_nic *nic = ep->nic;
 
 	spin_lock(&nic->lock);
-	victim->state = VNET_EP_RESIDENT;
-	nic->resident++;
-	nic->frame_ep[f] = victim;
-	ep->state = VNET_EP_NONRESIDENT;
-	ep->frame = -1;
-	nic->frame_gen++;
+	vnet_ep_set_state(ep, VNET_EP_NONRESIDENT, -1);
+	vnet_ep_set_state(victim, VNET_EP_RESIDENT, victim->frame);
 	spin_unlock(&nic->lock);
 	wake_up_all(&victim->state_wq);
 	wake_up_all(&ep->state_wq);
@@ -246,10 +311,7 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 	smp_store_release(&nic->fw_frame_owner[f], &ep->fw);
 
 	spin_lock(&nic->lock);
-	ep->state = VNET_EP_RESIDENT;
-	ep->loaded_at = ktime_get_ns();
-	nic->resident++;
-	nic->frame_gen++;
+	vnet_ep_set_state(ep, VNET_EP_RESIDENT, f);
 	spin_unlock(&nic->lock);
 	wake_up_all(&ep->state_wq);
 	wake_up_all(&nic->frame_wq);
@@ -304,14 +366,17 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 		if (wait_event_killable(ep->state_wq, vnet_ep_settled(ep)))
 			return -EINTR;
 	}
-	ep->state = VNET_EP_LOADING;
-	ep->frame = f;
 	spin_unlock(&nic->lock);
 
 	start = ktime_get_ns();
-	if (victim && vnet_cache_unload(victim, f)) {
-		vnet_cache_abort(ep, victim, f);
-		return -EINTR;
+	if (victim) {
+		int err = vnet_cache_unload(victim, f);
+
+		if (err)
+			vnet_cache_abort(ep, victim);
+		kobject_put(&victim->kobj);
+		if (err)
+			return err;
 	}
 	vnet_cache_load(ep, f);
 
@@ -344,9 +409,11 @@ void vnet_ep_fault_work(struct work_struct *work)
 }
 
 /*
- * Free @ep's frame for good.  ep->dead is set, so nobody loads it again;
- * wait for a move in progress to settle, then drop the frame without
- * copying it back.
+ * Free @ep's frame for good.  ep->dead is set, so nobody loads it again, and
+ * the firmware has forgotten it, so it has nothing on the wire to wait for.
+ * A move in progress settles first: an eviction of @ep finds it flushed at
+ * once, and a load of @ep waits at most for its victim's flush, which the
+ * transport bounds.  The frame is dropped without copying it back.
  */
 void vnet_ep_evict_for_close(struct vnet_ep *ep)
 {
@@ -366,17 +433,13 @@ void vnet_ep_evict_for_close(struct vnet_ep *ep)
 		spin_unlock(&nic->lock);
 	}
 	f = ep->frame;
-	ep->state = VNET_EP_UNLOADING;
-	nic->resident--;
+	vnet_ep_set_state(ep, VNET_EP_UNLOADING, f);
 	spin_unlock(&nic->lock);
 
 	vnet_cache_detach(ep, f, false);
 
 	spin_lock(&nic->lock);
-	ep->state = VNET_EP_NONRESIDENT;
-	ep->frame = -1;
-	nic->frame_ep[f] = NULL;
-	nic->frame_gen++;
+	vnet_ep_set_state(ep, VNET_EP_NONRESIDENT, -1);
 	spin_unlock(&nic->lock);
 	wake_up_all(&nic->frame_wq);
 }
