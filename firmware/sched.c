@@ -62,7 +62,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
 		struct vnet_frame *frame;
 
-		if (!ep)
+		if (!ep || ep->closed)
 			continue;
 		frame = fw_read_once(ep->frame);
 		if (!frame || !vnet_fw_has_sends(ep, frame))
@@ -110,7 +110,7 @@ bool vnet_fw_arm_wakeup(struct vnet_fw_nic *nic)
 		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
 		struct vnet_frame *frame;
 
-		if (!ep)
+		if (!ep || ep->closed)
 			continue;
 		frame = fw_read_once(ep->frame);
 		if (frame && vnet_fw_has_sends(ep, frame)) {

@@ -324,10 +324,15 @@ void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now)
 	}
 }
 
-/* The endpoint is closing: its messages may still be delivered, not returned. */
+/*
+ * The endpoint is closing: its messages may still be delivered, not
+ * returned, and its close waits for none of them.
+ */
 void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 {
 	u32 i, c;
+
+	ep->closed = true;
 
 	for (i = 0; i < nic->nactive; i++) {
 		struct vnet_fw_peer *p = &nic->peers[nic->active[i]];

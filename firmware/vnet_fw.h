@@ -107,6 +107,12 @@ struct vnet_fw_ep {
 	 * unresolved count can reach zero.
 	 */
 	bool moving;
+	/*
+	 * Set by vnet_fw_ep_forget() when the endpoint closes: nothing is
+	 * sent from it again, and its messages still on the wire no longer
+	 * count for it.
+	 */
+	bool closed;
 	/* Messages on the wire with no ACK nor latest NACK yet. */
 	u32 unresolved;
 	struct vnet_fw_ep_stats stats;

@@ -7,9 +7,16 @@
  * down makes messages unreachable within the configured bound; a NIC
  * detached under traffic leaves the kernel clean.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -482,6 +489,132 @@ TEST_F_TIMEOUT(link, detach_under_traffic, 120)
 	EXPECT_TRUE(WIFSIGNALED(status));
 	EXPECT_EQ(-1, access("/sys/class/vnet/vnet1", F_OK));
 	EXPECT_EQ(-1, access("/sys/class/vnet/vnet2", F_OK));
+}
+
+/* What a host on the segment forges: the transport's header, as on the wire. */
+struct forged_hdr {
+	uint8_t version, type, channel, flags;
+	uint16_t src_nic, dst_nic;
+	uint32_t boot_id, seq, stamp, csum;
+} __attribute__((packed));
+
+#define WIRE_DATA	1
+#define WIRE_NACK	3
+
+static uint32_t crc32c(const uint8_t *p, size_t len)
+{
+	uint32_t crc = ~0u;
+	int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ ((crc & 1) ? 0x82f63b78 : 0);
+	}
+	return ~crc;
+}
+
+struct forger {
+	int fd;
+	int ifindex;
+	volatile bool stop;
+	unsigned int sent;
+};
+
+/*
+ * Answer every DATA frame from vnt0 with a NACK from vnt1's address -- the
+ * address NIC A has routed for NIC B -- that echoes an older stamp: stale,
+ * so it resolves nothing, but it says the receiver is alive.
+ */
+static void *forge_nacks(void *arg)
+{
+	struct forger *f = arg;
+	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
+	double end = vnet_now() + 10;
+
+	/* Bounded, so a close that waits for it ends and fails the test. */
+	while (!f->stop && vnet_now() < end) {
+		uint8_t frame[9100], out[ETH_HLEN + sizeof(struct forged_hdr) + 4];
+		struct forged_hdr *in = (void *)(frame + ETH_HLEN);
+		struct forged_hdr *h = (void *)(out + ETH_HLEN);
+		struct sockaddr_ll to = {
+			.sll_family = AF_PACKET,
+			.sll_ifindex = f->ifindex,
+			.sll_halen = ETH_ALEN,
+		};
+		ssize_t n;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		n = recv(f->fd, frame, sizeof(frame), 0);
+		if (n < (ssize_t)(ETH_HLEN + sizeof(*in)) || in->type != WIRE_DATA)
+			continue;
+		memcpy(out, frame + ETH_ALEN, ETH_ALEN);
+		memcpy(out + ETH_ALEN, frame, ETH_ALEN);
+		memcpy(out + 2 * ETH_ALEN, frame + 2 * ETH_ALEN, 2);
+		*h = *in;
+		h->type = WIRE_NACK;
+		h->flags = 0;
+		h->src_nic = in->dst_nic;
+		h->dst_nic = in->src_nic;
+		h->stamp = htonl(ntohl(in->stamp) - 1);
+		h->csum = 0;
+		memset(h + 1, 0, 4);	/* "queue full" */
+		h->csum = htonl(crc32c((uint8_t *)h, sizeof(*h) + 4));
+		memcpy(to.sll_addr, out, ETH_ALEN);
+		if (sendto(f->fd, out, sizeof(out), 0, (void *)&to,
+			   sizeof(to)) > 0)
+			f->sent++;
+	}
+	return NULL;
+}
+
+/*
+ * A host on the segment that answers a message with stale NACKs keeps it
+ * unresolved, and before the firmware bounded that, for as long as it
+ * liked.  Closing the sender's endpoint must not wait for it: the close
+ * returns at once, wherever its messages are.
+ */
+TEST_F_TIMEOUT(link, close_under_forged_nacks_is_prompt, 120)
+{
+	struct forger f = { .ifindex = (int)if_nametoindex("vnt1") };
+	struct vnet_endpoint c;
+	struct vnet_desc r = vnet_short(1, 0, 0, 0);
+	struct vnet_name far = { .nic = NIC_B, .ep = 0 };
+	pthread_t thread;
+	struct sockaddr_ll at = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(0x88b5),
+		.sll_ifindex = f.ifindex,
+	};
+	double start, took;
+	char cmd[1024];
+
+	/* Nothing on vnt1 answers but the forger. */
+	snprintf(cmd, sizeof(cmd), "%s detach vnet%d", vnetctl(), NIC_B);
+	ASSERT_EQ(0, sh(cmd));
+	ASSERT_LT(0, f.ifindex);
+	f.fd = socket(AF_PACKET, SOCK_RAW, htons(0x88b5));
+	ASSERT_LE(0, f.fd);
+	ASSERT_EQ(0, bind(f.fd, (void *)&at, sizeof(at)));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, forge_nacks, &f));
+
+	ASSERT_EQ(0, vnet_endpoint_open(&c, NIC_A));
+	ASSERT_EQ(0, vnet_endpoint_map(&c, 0, far, TEST_TAG));
+	ASSERT_EQ(0, vnet_endpoint_post(&c, VNET_Q_REQ_SEND, &r, NULL, 0));
+	/* Long past max_retries transmissions: only the forger answers. */
+	sleep(2);
+	EXPECT_EQ(NULL, vnet_endpoint_peek(&c, VNET_Q_REP_RECV));
+
+	start = vnet_now();
+	vnet_endpoint_close(&c);
+	took = vnet_now() - start;
+	f.stop = true;
+	pthread_join(thread, NULL);
+	close(f.fd);
+	TH_LOG("close took %.3f s under %u forged NACKs", took, f.sent);
+	EXPECT_LT(0, f.sent);
+	EXPECT_LT(took, 1.0);
 }
 
 TEST_HARNESS_MAIN

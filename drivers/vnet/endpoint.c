@@ -105,17 +105,41 @@ err_count:
 	return ERR_PTR(err);
 }
 
-/* Out of sysfs, once: closing and orphaning can race to it. */
+/*
+ * Out of sysfs, once: closing and orphaning can race to it.  The index is
+ * handed out again only after its directory is gone, or the next endpoint
+ * to get it could not be added.
+ */
 static void vnet_ep_unlist(struct vnet_ep *ep)
 {
-	if (!xchg(&ep->unlisted, true))
-		kobject_del(&ep->kobj);
+	if (xchg(&ep->unlisted, true))
+		return;
+	kobject_del(&ep->kobj);
+	xa_erase(&ep->nic->eps, ep->index);
+}
+
+/*
+ * Lookups see NULL from now on, but the index stays taken until the
+ * endpoint leaves sysfs.  Storing NULL in an allocating xarray keeps the
+ * index reserved; replacing a present entry allocates nothing.  An
+ * endpoint its NIC's removal already unlisted is not there any more.
+ */
+static void vnet_ep_hide(struct vnet_ep *ep)
+{
+	struct xarray *eps = &ep->nic->eps;
+
+	xa_lock(eps);
+	if (xa_load(eps, ep->index) == ep)
+		__xa_store(eps, ep->index, NULL, 0);
+	xa_unlock(eps);
 }
 
 /*
  * The owner closed the endpoint (the last mapping is gone with it).  Hide it
- * from the firmware's lookups, take it off the card, and drop the file's
- * reference; sysfs readers and queued fault work may hold it a little longer.
+ * from the firmware's lookups and make the firmware forget it -- it sends
+ * nothing more from it, and what it has on the wire no longer holds up its
+ * frame -- then take it off the card and drop the file's reference; sysfs
+ * readers and queued fault work may hold it a little longer.
  */
 void vnet_ep_destroy(struct vnet_ep *ep)
 {
@@ -125,15 +149,14 @@ void vnet_ep_destroy(struct vnet_ep *ep)
 	ep->dead = true;
 	spin_unlock(&nic->lock);
 
-	xa_erase(&nic->eps, ep->index);
-	vnet_nic_fence(nic);
-	vnet_ep_evict_for_close(ep);
-	if (cancel_work_sync(&ep->fault_work))
-		kobject_put(&ep->kobj);
-
+	vnet_ep_hide(ep);
 	mutex_lock(&nic->fw_lock);
 	vnet_fw_ep_forget(&nic->fw, &ep->fw);
 	mutex_unlock(&nic->fw_lock);
+
+	vnet_ep_evict_for_close(ep);
+	if (cancel_work_sync(&ep->fault_work))
+		kobject_put(&ep->kobj);
 	vnet_ep_drop_seg(ep);
 
 	vnet_ep_unlist(ep);
