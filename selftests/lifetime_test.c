@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lifetimes the driver must get right whatever user space does: endpoint
- * indices handed out again only once their sysfs directory is gone, and
+ * Lifetimes the driver must get right whatever user space does: card pages
+ * no one can pin, endpoint indices handed out again only once their sysfs
+ * directory is gone, a file that outlives a fault sleeping on it, and
  * closing endpoints while they are being evicted.
  */
 #define _GNU_SOURCE
@@ -18,6 +19,51 @@
 #include "vnet_util.h"
 
 #define MIN_RESIDENT	"/sys/module/vnet/parameters/min_resident_us"
+
+static bool vnet_ep_listed(unsigned int index)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), VNET_SYSFS "/endpoints/%u", index);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * A frame page holds another endpoint's queues once its owner is evicted:
+ * nothing may hold a reference to it, so GUP refuses the mapping, be it for
+ * a segment registration, process_vm_readv() or O_DIRECT.
+ */
+TEST(frame_pages_cannot_be_pinned)
+{
+	struct vnet_endpoint ep;
+	struct vnet_seg seg;
+	char buf[64];
+	struct iovec local = { buf, sizeof(buf) };
+	struct iovec remote;
+	ssize_t ret;
+
+	ASSERT_EQ(0, vnet_endpoint_open(&ep, 0));
+	vnet_touch(&ep);
+
+	seg.addr = (uintptr_t)ep.frame;
+	seg.len = 4096;
+	EXPECT_EQ(-1, ioctl(ep.fd, VNET_IOC_SET_SEG, &seg));
+	EXPECT_EQ(EFAULT, errno);
+
+	remote.iov_base = ep.frame;
+	remote.iov_len = sizeof(buf);
+	ret = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (ret == -1 && errno == ENOSYS) {
+		TH_LOG("no process_vm_readv() in this kernel");
+	} else {
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EFAULT, errno);
+	}
+
+	/* The owner itself still reads and writes it. */
+	EXPECT_EQ(VNET_FRAME_MAGIC, ep.frame->hdr.magic);
+	vnet_endpoint_close(&ep);
+}
 
 #define CHURN_PROCS	4
 #define CHURN_ROUNDS	300
@@ -74,6 +120,85 @@ TEST_F_TIMEOUT(churn, create_close_reuses_indices, 300)
 			failed++;
 	}
 	EXPECT_EQ(0, failed);
+}
+
+struct toucher {
+	struct vnet_endpoint *ep;
+	pthread_t thread;
+};
+
+static void *touch_thread(void *arg)
+{
+	struct toucher *t = arg;
+
+	vnet_touch(t->ep);
+	return NULL;
+}
+
+/*
+ * A fault that waits for a frame does so without mmap_lock, so the owner
+ * can unmap the frame and close the file meanwhile.  The fault still runs
+ * driver code on that endpoint: the file (and with it the endpoint and the
+ * module) stays until the fault is done, and goes right after.
+ */
+TEST(file_outlives_a_sleeping_fault)
+{
+	long long frames = vnet_nic_attr("frames");
+	char old[32] = "";
+	int pipefd[2], status;
+	unsigned int index;
+	FILE *f;
+	pid_t pid;
+
+	ASSERT_LT(0, frames);
+	ASSERT_GE(64, frames);
+	f = fopen(MIN_RESIDENT, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	/* Every frame will hold a newcomer that keeps it this long. */
+	ASSERT_EQ(0, vnet_write_str(MIN_RESIDENT, "2000000"));
+	ASSERT_EQ(0, pipe(pipefd));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct vnet_endpoint fill[64], x;
+		struct toucher t = { .ep = &x };
+		long long i;
+
+		for (i = 0; i < frames; i++) {
+			if (vnet_endpoint_open(&fill[i], 0))
+				_exit(2);
+			vnet_touch(&fill[i]);
+		}
+		if (vnet_endpoint_open(&x, 0))
+			_exit(2);
+		pthread_create(&t.thread, NULL, touch_thread, &t);
+		usleep(200 * 1000);
+		/* The toucher sleeps in the fault: take its file away. */
+		munmap(x.frame, x.frame_size);
+		munmap(x.staging, x.staging_size);
+		close(x.fd);
+		index = x.name.ep;
+		if (write(pipefd[1], &index, sizeof(index)) != sizeof(index))
+			_exit(2);
+		/* Its retried fault finds nothing mapped: SIGSEGV ends us. */
+		pthread_join(t.thread, NULL);
+		_exit(3);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(sizeof(index), read(pipefd[0], &index, sizeof(index)));
+	usleep(300 * 1000);
+	EXPECT_TRUE(vnet_ep_listed(index));
+
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	if (WIFSIGNALED(status))
+		EXPECT_EQ(SIGSEGV, WTERMSIG(status));
+	EXPECT_FALSE(vnet_ep_listed(index));
+	vnet_write_str(MIN_RESIDENT, old);
+	close(pipefd[0]);
 }
 
 #define EVICTING_EPS	12

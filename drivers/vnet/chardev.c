@@ -10,7 +10,6 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/pfn_t.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -41,17 +40,22 @@ static bool vnet_ep_is_resident(struct vnet_ep *ep)
  * Loading an endpoint can sleep for a while (waiting for a frame, flushing a
  * victim).  As filemap does for a page, drop mmap_lock for that when the
  * fault may be retried, so the owner's other threads can still mmap and
- * munmap; the retried fault then finds the endpoint resident.
+ * munmap; the retried fault then finds the endpoint resident.  Without
+ * mmap_lock nothing keeps the mapping, hence the file, the endpoint and
+ * this module: pin the file, as the core mm does when it drops the lock
+ * for I/O.
  */
 static vm_fault_t vnet_frame_fault_unlocked(struct vm_fault *vmf,
 					    struct vnet_ep *ep)
 {
+	struct file *file;
+
 	if (vmf->flags & FAULT_FLAG_RETRY_NOWAIT)
 		return VM_FAULT_RETRY;
-	kobject_get(&ep->kobj);
+	file = get_file(vmf->vma->vm_file);
 	mmap_read_unlock(vmf->vma->vm_mm);
 	vnet_ep_fault_in(ep);
-	kobject_put(&ep->kobj);
+	fput(file);
 	return VM_FAULT_RETRY;
 }
 
@@ -85,11 +89,9 @@ static vm_fault_t vnet_frame_fault(struct vm_fault *vmf)
 			card = vnet_frame_addr(nic, ep->frame);
 		spin_unlock(&nic->lock);
 		if (card) {
-			struct page *page;
+			unsigned long pfn = vmalloc_to_pfn(card + pgoff * PAGE_SIZE);
 
-			page = vmalloc_to_page(card + (pgoff << PAGE_SHIFT));
-			ret = vmf_insert_mixed(vma, vmf->address,
-					       page_to_pfn_t(page));
+			ret = vmf_insert_pfn(vma, vmf->address, pfn);
 			up_read(&ep->map_sem);
 			return ret;
 		}
@@ -112,8 +114,13 @@ static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
 	if (READ_ONCE(ep->nic->dead))
 		return -ENODEV;
 
+	/*
+	 * A frame page holds another endpoint once this one is evicted, so
+	 * no one may take a reference to it: a PFN mapping, which GUP
+	 * (O_DIRECT, io_uring, segment registration) refuses.
+	 */
 	if (off == ep->frame_off && len == VNET_FRAME_SIZE) {
-		vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP;
+		vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
 		vma->vm_ops = &vnet_frame_vm_ops;
 		vma->vm_private_data = ep;
 		return 0;
