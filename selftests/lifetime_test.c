@@ -2,8 +2,9 @@
 /*
  * Lifetimes the driver must get right whatever user space does: card pages
  * no one can pin, endpoint indices handed out again only once their sysfs
- * directory is gone, a file that outlives a fault sleeping on it, and
- * closing endpoints while they are being evicted.
+ * directory is gone, a file that outlives a fault sleeping on it, closing
+ * endpoints while they are being evicted, and a firmware thread that does
+ * not spin on a receiver that never drains.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -247,6 +248,74 @@ TEST(close_while_evicted)
 	vnet_write_str(MIN_RESIDENT, "2000");
 	TH_LOG("%u closes under eviction, %lld evictions", closes,
 	       vnet_nic_attr("evictions"));
+}
+
+/* The firmware thread's context switches so far. */
+static long long fw_thread_switches(const char *comm)
+{
+	long long n = -1;
+	struct dirent *d;
+	DIR *proc = opendir("/proc");
+
+	while (proc && (d = readdir(proc))) {
+		char path[300], name[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f))
+			name[strcspn(name, "\n")] = 0;
+		fclose(f);
+		if (strcmp(name, comm))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		n = vnet_proc_kb(path, "voluntary_ctxt_switches") +
+		    vnet_proc_kb(path, "nonvoluntary_ctxt_switches");
+		break;
+	}
+	if (proc)
+		closedir(proc);
+	return n;
+}
+
+/*
+ * A message held for a receiver that never drains is retried, but the
+ * firmware backs off to its retransmission quantum instead of waking on
+ * every tick (250 a second on a HZ=250 kernel).
+ */
+TEST(held_message_does_not_spin_the_firmware)
+{
+	struct vnet_endpoint a, b;
+	struct vnet_desc d = vnet_short(1, 0, 0, 0);
+	long long before, after;
+	unsigned int i;
+
+	ASSERT_EQ(0, vnet_endpoint_open(&a, 0));
+	ASSERT_EQ(0, vnet_endpoint_open(&b, 0));
+	ASSERT_EQ(0, vnet_endpoint_set_tag(&b, TEST_TAG));
+	ASSERT_EQ(0, vnet_endpoint_map(&a, 0, b.name, TEST_TAG));
+	vnet_touch(&b);
+	/* A queue's worth fills b's receive queue; the rest are held. */
+	for (i = 0; i < VNET_QUEUE_DEPTH + 4; i++) {
+		if (i == VNET_QUEUE_DEPTH)
+			usleep(300 * 1000);
+		ASSERT_EQ(0, vnet_endpoint_post(&a, VNET_Q_REQ_SEND, &d,
+						NULL, 0));
+	}
+	usleep(300 * 1000);
+
+	before = fw_thread_switches("vnet0_fw");
+	ASSERT_LE(0, before);
+	sleep(2);
+	after = fw_thread_switches("vnet0_fw");
+	TH_LOG("firmware thread: %lld wake-ups in 2 s with a message held",
+	       after - before);
+	EXPECT_LT(after - before, 2 * 100);
+	EXPECT_NE(NULL, vnet_endpoint_peek(&b, VNET_Q_REQ_RECV));
+	vnet_endpoint_close(&a);
+	vnet_endpoint_close(&b);
 }
 
 TEST_HARNESS_MAIN

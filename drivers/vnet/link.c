@@ -33,7 +33,7 @@ static int vnet_link_rcv(struct sk_buff *skb, struct net_device *dev,
 	if (!skb)
 		return NET_RX_DROP;
 	if (skb_queue_len(&nic->rxq) >= VNET_RXQ_MAX) {
-		WRITE_ONCE(nic->rx_dropped, nic->rx_dropped + 1);
+		atomic64_inc(&nic->rx_dropped);
 		goto drop;
 	}
 	skb_queue_tail(&nic->rxq, skb);

@@ -84,23 +84,31 @@ static u64 vnet_nic_now(void)
 	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
 }
 
-/* One round: packets that arrived, then the resident endpoints' queues. */
+/*
+ * One round: packets that arrived, then the resident endpoints' queues.
+ * Each half holds fw_lock on its own, so a host waiting in
+ * vnet_nic_fence() or for a tag change waits for at most one half, and
+ * the thread can be preempted in between.
+ */
 static struct vnet_fw_round vnet_nic_round(struct vnet_nic *nic)
 {
 	struct vnet_fw_round round;
 	struct sk_buff *skb;
 	u32 received = 0;
-	u64 now;
 
 	mutex_lock(&nic->fw_lock);
-	now = vnet_nic_now();
 	while (received < VNET_RX_BATCH && (skb = skb_dequeue(&nic->rxq))) {
 		if (!skb_linearize(skb))
-			vnet_fw_receive(&nic->fw, skb->data, skb->len, now);
+			vnet_fw_receive(&nic->fw, skb->data, skb->len,
+					vnet_nic_now());
 		consume_skb(skb);
 		received++;
 	}
-	round = vnet_fw_poll(&nic->fw, now);
+	mutex_unlock(&nic->fw_lock);
+	cond_resched();
+
+	mutex_lock(&nic->fw_lock);
+	round = vnet_fw_poll(&nic->fw, vnet_nic_now());
 	mutex_unlock(&nic->fw_lock);
 	round.messages += received;
 	return round;
@@ -129,9 +137,25 @@ static bool vnet_nic_should_wake(struct vnet_nic *nic)
 	       kthread_should_stop();
 }
 
+/*
+ * How long to sleep with a message held.  A destination coming onto the
+ * card rings the doorbell and a freed channel comes with a packet, but a
+ * reader making room in a full queue tells no one: look again after a
+ * tick, then back off to the retransmission quantum while it stays full,
+ * so a receiver that never drains costs one wake-up a quantum, not one a
+ * tick.
+ */
+static long vnet_nic_held_timeout(struct vnet_nic *nic, unsigned int held)
+{
+	long max = max(1UL, usecs_to_jiffies(nic->fw.quantum));
+
+	return min_t(long, 1L << min(held, 10u), max);
+}
+
 static int vnet_nic_firmware(void *data)
 {
 	struct vnet_nic *nic = data;
+	unsigned int held = 0;
 	u64 idle_since = 0;
 
 	while (!kthread_should_stop()) {
@@ -140,6 +164,7 @@ static int vnet_nic_firmware(void *data)
 
 		if (round.messages) {
 			idle_since = 0;
+			held = 0;
 			cond_resched();
 			continue;
 		}
@@ -152,15 +177,19 @@ static int vnet_nic_firmware(void *data)
 		}
 
 		/*
-		 * A held message is retried on the next tick; it also makes
-		 * the armed recheck see work, which must not keep us awake.
+		 * A held message also makes the armed recheck see work,
+		 * which must not keep us awake.
 		 */
-		if (vnet_nic_arm(nic) && !round.held)
+		if (vnet_nic_arm(nic) && !round.held) {
+			cond_resched();
 			continue;
+		}
 		if (round.timer)
 			timeout = max(1UL, usecs_to_jiffies(nic->fw.quantum));
 		if (round.held)
-			timeout = 1;
+			timeout = min(timeout, vnet_nic_held_timeout(nic, held++));
+		else
+			held = 0;
 		wait_event_interruptible_timeout(nic->fw_wq,
 						 vnet_nic_should_wake(nic),
 						 timeout);

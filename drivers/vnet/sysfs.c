@@ -139,11 +139,21 @@ static struct dev_ext_attribute vnet_nic_stats[] = {
 	VNET_NIC_STAT(duplicates_dropped, fw.stats.duplicates),
 	VNET_NIC_STAT(stale_acks, fw.stats.stale_acks),
 	VNET_NIC_STAT(no_route, fw.stats.no_route),
-	VNET_NIC_STAT(rx_dropped, rx_dropped),
 	VNET_NIC_STAT(tx_dropped, tx_dropped),
 };
 
-static struct attribute *vnet_nic_stat_attrs[ARRAY_SIZE(vnet_nic_stats) + 1];
+/* Counted by the packet handler, on any CPU at once. */
+static ssize_t rx_dropped_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&nic->rx_dropped));
+}
+static DEVICE_ATTR_RO(rx_dropped);
+
+/* vnet_nic_stats, then rx_dropped. */
+static struct attribute *vnet_nic_stat_attrs[ARRAY_SIZE(vnet_nic_stats) + 2];
 
 static const struct attribute_group vnet_nic_stat_group = {
 	.name = "stats",
@@ -306,6 +316,7 @@ int vnet_sysfs_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(vnet_nic_stats); i++)
 		vnet_nic_stat_attrs[i] = &vnet_nic_stats[i].attr.attr;
+	vnet_nic_stat_attrs[i] = &dev_attr_rx_dropped.attr;
 	vnet_class = class_create(THIS_MODULE, "vnet");
 	return PTR_ERR_OR_ZERO(vnet_class);
 }

@@ -101,7 +101,7 @@ struct vnet_nic {
 	struct vnet_link *link;
 	u8 (*peer_mac)[ETH_ALEN];	/* per firmware peer slot */
 	struct sk_buff_head rxq;	/* from the packet handler */
-	u64 rx_dropped;			/* rxq full */
+	atomic64_t rx_dropped;		/* rxq full; softirq on any CPU */
 	u64 tx_dropped;			/* link down, no memory */
 	struct vnet_fw_send_chan *tx_chans;
 	struct vnet_fw_recv_chan *rx_chans;
