@@ -315,7 +315,7 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 	spin_unlock(&nic->lock);
 	wake_up_all(&ep->state_wq);
 	wake_up_all(&nic->frame_wq);
-	vnet_nic_doorbell(nic);
+	vnet_card_doorbell(nic);
 }
 
 /*

@@ -289,7 +289,7 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 			return -EFAULT;
 		return vnet_ep_unmap(ep, slot);
 	case VNET_IOC_KICK:
-		vnet_nic_doorbell(ep->nic);
+		vnet_card_doorbell(ep->nic);
 		return 0;
 	case VNET_IOC_EP_STAT:
 		return vnet_ioctl_ep_stat(ep, arg);

@@ -85,10 +85,10 @@ struct vnet_nic {
 	atomic_t nr_eps;
 
 	/*
-	 * @fw_lock is held by the firmware thread for each round.  The host
-	 * takes it (vnet_nic_fence()) after hiding an endpoint from the
-	 * firmware, to know the firmware no longer touches it.  Endpoint
-	 * translations and tags change under it too.
+	 * @fw_lock is held by the firmware thread for each half round.  The
+	 * host takes it after hiding an endpoint from the firmware, to know
+	 * the firmware no longer touches it.  Endpoint translations and tags
+	 * change under it too.
 	 */
 	struct mutex fw_lock;
 	struct vnet_fw_ep *fw_frame_owner[VNET_MAX_FRAMES];
@@ -162,8 +162,13 @@ void vnet_nic_remove(struct vnet_nic *nic);
 void vnet_nic_put(struct vnet_nic *nic);
 struct vnet_nic *vnet_nic_find(u32 id);
 u32 vnet_nic_free_id(void);
-void vnet_nic_doorbell(struct vnet_nic *nic);
-void vnet_nic_fence(struct vnet_nic *nic);
+
+/* card.c */
+int vnet_card_init(struct vnet_nic *nic);
+int vnet_card_start(struct vnet_nic *nic);
+void vnet_card_stop(struct vnet_nic *nic);
+void vnet_card_free(struct vnet_nic *nic);
+void vnet_card_doorbell(struct vnet_nic *nic);
 
 /* link.c */
 int vnet_link_attach(const char *ifname, u32 nic_id, u32 *out_id);

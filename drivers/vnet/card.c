@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The emulated card: a block of "card memory" cut into endpoint frames, the
+ * transport's tables and packet buffers, and a kernel thread that runs the
+ * firmware.  The thread polls while there is traffic, spins a little when
+ * it runs dry, then raises NEED_WAKEUP in the resident frames and sleeps
+ * until a doorbell (KICK), a packet, a completed fault-in, or -- with a
+ * message held for a busy destination or packets waiting for an ACK -- a
+ * timer.
+ *
+ * The firmware reaches the host only through struct vnet_fw_ops, the
+ * card's "hardware" interface: look up an endpoint, ask for a fault-in,
+ * signal a receive or a flush, put a packet on the wire.
+ */
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "vnet.h"
+
+/* Packets taken off the receive queue per round, so sends are not starved. */
+#define VNET_RX_BATCH		64
+
+static struct vnet_fw_ep *vnet_card_lookup(void *ctx, u32 ep_index)
+{
+	struct vnet_nic *nic = ctx;
+	struct vnet_ep *ep = xa_load(&nic->eps, ep_index);
+
+	return ep ? &ep->fw : NULL;
+}
+
+static void vnet_card_request_fault(void *ctx, struct vnet_fw_ep *fw)
+{
+	/* The firmware only sees endpoints still in nic->eps: alive. */
+	vnet_ep_queue_fault(container_of(fw, struct vnet_ep, fw));
+}
+
+static void vnet_card_notify_recv(void *ctx, struct vnet_fw_ep *fw)
+{
+	struct vnet_ep *ep = container_of(fw, struct vnet_ep, fw);
+
+	wake_up_interruptible(&ep->poll_wq);
+}
+
+static void vnet_card_notify_flushed(void *ctx, struct vnet_fw_ep *fw)
+{
+	struct vnet_ep *ep = container_of(fw, struct vnet_ep, fw);
+
+	wake_up_all(&ep->state_wq);
+}
+
+static void vnet_card_transmit(void *ctx, u32 peer, const void *hdr,
+			       u32 hdr_len, const void *payload, u32 len)
+{
+	vnet_link_xmit(ctx, peer, hdr, hdr_len, payload, len);
+}
+
+static const struct vnet_fw_ops vnet_card_fw_ops = {
+	.lookup = vnet_card_lookup,
+	.request_fault = vnet_card_request_fault,
+	.notify_recv = vnet_card_notify_recv,
+	.transmit = vnet_card_transmit,
+	.notify_flushed = vnet_card_notify_flushed,
+};
+
+void vnet_card_doorbell(struct vnet_nic *nic)
+{
+	WRITE_ONCE(nic->doorbell, true);
+	wake_up(&nic->fw_wq);
+}
+
+static u64 vnet_card_now(void)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+/*
+ * One round: packets that arrived, then the resident endpoints' queues.
+ * Each half holds fw_lock on its own, so a host fencing the firmware off
+ * an endpoint or changing a tag waits for at most one half, and the
+ * thread can be preempted in between.
+ */
+static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
+{
+	struct vnet_fw_round round;
+	struct sk_buff *skb;
+	u32 received = 0;
+
+	mutex_lock(&nic->fw_lock);
+	while (received < VNET_RX_BATCH && (skb = skb_dequeue(&nic->rxq))) {
+		if (!skb_linearize(skb))
+			vnet_fw_receive(&nic->fw, skb->data, skb->len,
+					vnet_card_now());
+		consume_skb(skb);
+		received++;
+	}
+	mutex_unlock(&nic->fw_lock);
+	cond_resched();
+
+	mutex_lock(&nic->fw_lock);
+	round = vnet_fw_poll(&nic->fw, vnet_card_now());
+	mutex_unlock(&nic->fw_lock);
+	round.messages += received;
+	return round;
+}
+
+static bool vnet_card_arm(struct vnet_nic *nic)
+{
+	bool work;
+
+	mutex_lock(&nic->fw_lock);
+	work = vnet_fw_arm_wakeup(&nic->fw);
+	mutex_unlock(&nic->fw_lock);
+	return work;
+}
+
+static void vnet_card_disarm(struct vnet_nic *nic)
+{
+	mutex_lock(&nic->fw_lock);
+	vnet_fw_disarm_wakeup(&nic->fw);
+	mutex_unlock(&nic->fw_lock);
+}
+
+static bool vnet_card_should_wake(struct vnet_nic *nic)
+{
+	return READ_ONCE(nic->doorbell) || !skb_queue_empty_lockless(&nic->rxq) ||
+	       kthread_should_stop();
+}
+
+/*
+ * How long to sleep with a message held.  A destination coming onto the
+ * card rings the doorbell and a freed channel comes with a packet, but a
+ * reader making room in a full queue tells no one: look again after a
+ * tick, then back off to the retransmission quantum while it stays full,
+ * so a receiver that never drains costs one wake-up a quantum, not one a
+ * tick.
+ */
+static long vnet_card_held_timeout(struct vnet_nic *nic, unsigned int held)
+{
+	long max = max(1UL, usecs_to_jiffies(nic->fw.quantum));
+
+	return min_t(long, 1L << min(held, 10u), max);
+}
+
+static int vnet_card_firmware(void *data)
+{
+	struct vnet_nic *nic = data;
+	unsigned int held = 0;
+	u64 idle_since = 0;
+
+	while (!kthread_should_stop()) {
+		struct vnet_fw_round round = vnet_card_round(nic);
+		long timeout = MAX_SCHEDULE_TIMEOUT;
+
+		if (round.messages) {
+			idle_since = 0;
+			held = 0;
+			cond_resched();
+			continue;
+		}
+		if (!idle_since)
+			idle_since = ktime_get_ns();
+		if (ktime_get_ns() - idle_since < vnet_poll_us * NSEC_PER_USEC &&
+		    !round.held) {
+			cond_resched();
+			continue;
+		}
+
+		/*
+		 * A held message also makes the armed recheck see work,
+		 * which must not keep us awake.
+		 */
+		if (vnet_card_arm(nic) && !round.held) {
+			cond_resched();
+			continue;
+		}
+		if (round.timer)
+			timeout = max(1UL, usecs_to_jiffies(nic->fw.quantum));
+		if (round.held)
+			timeout = min(timeout, vnet_card_held_timeout(nic, held++));
+		else
+			held = 0;
+		wait_event_interruptible_timeout(nic->fw_wq,
+						 vnet_card_should_wake(nic),
+						 timeout);
+		WRITE_ONCE(nic->doorbell, false);
+		vnet_card_disarm(nic);
+		idle_since = 0;
+	}
+	return 0;
+}
+
+static void vnet_card_free_transport(struct vnet_nic *nic)
+{
+	kvfree(nic->fw.peers);
+	kvfree(nic->tx_chans);
+	kvfree(nic->rx_chans);
+	kvfree(nic->fw.peer_of);
+	kvfree(nic->fw.active);
+	kvfree(nic->fw.pool);
+	vfree(nic->pool_mem);
+	kvfree(nic->peer_mac);
+}
+
+static int vnet_card_alloc_transport(struct vnet_nic *nic)
+{
+	struct vnet_fw_nic *fw = &nic->fw;
+	u32 peers = vnet_max_peers, chans = vnet_channels;
+	u32 i;
+
+	fw->boot_id = get_random_u32();
+	fw->mtu = ETH_DATA_LEN;
+	fw->nchannels = chans;
+	fw->max_peers = peers;
+	fw->max_retries = vnet_max_retries;
+	fw->quantum = (u64)vnet_retrans_ms * USEC_PER_MSEC;
+
+	fw->peers = kvcalloc(peers, sizeof(*fw->peers), GFP_KERNEL);
+	nic->tx_chans = kvcalloc(peers * chans, sizeof(*nic->tx_chans),
+				 GFP_KERNEL);
+	nic->rx_chans = kvcalloc(peers * chans, sizeof(*nic->rx_chans),
+				 GFP_KERNEL);
+	fw->peer_of = kvmalloc_array(65536, sizeof(*fw->peer_of), GFP_KERNEL);
+	fw->active = kvcalloc(peers, sizeof(*fw->active), GFP_KERNEL);
+	fw->pool = kvcalloc(vnet_pool_buffers, sizeof(*fw->pool), GFP_KERNEL);
+	nic->pool_mem = vmalloc(array_size(vnet_pool_buffers, VNET_MEDIUM_MAX));
+	nic->peer_mac = kvcalloc(peers, ETH_ALEN, GFP_KERNEL);
+	if (!fw->peers || !nic->tx_chans || !nic->rx_chans || !fw->peer_of ||
+	    !fw->active || !fw->pool || !nic->pool_mem || !nic->peer_mac) {
+		vnet_card_free_transport(nic);
+		return -ENOMEM;
+	}
+	for (i = 0; i < peers; i++) {
+		fw->peers[i].tx = &nic->tx_chans[i * chans];
+		fw->peers[i].rx = &nic->rx_chans[i * chans];
+	}
+	for (i = 0; i < vnet_pool_buffers; i++)
+		fw->pool[i] = nic->pool_mem + (size_t)i * VNET_MEDIUM_MAX;
+	fw->pool_free = vnet_pool_buffers;
+	vnet_fw_transport_init(fw);
+	return 0;
+}
+
+/* The card's memory and tables, before its firmware first runs. */
+int vnet_card_init(struct vnet_nic *nic)
+{
+	int err;
+
+	init_waitqueue_head(&nic->fw_wq);
+	skb_queue_head_init(&nic->rxq);
+	mutex_init(&nic->fw_lock);
+	nic->fw.ops = &vnet_card_fw_ops;
+	nic->fw.ctx = nic;
+	nic->fw.nic_id = nic->id;
+	nic->fw.nframes = nic->nframes;
+	nic->fw.frame_owner = nic->fw_frame_owner;
+	nic->fw.burst = 1u << vnet_sched_k;
+
+	err = vnet_card_alloc_transport(nic);
+	if (err)
+		return err;
+	nic->card_mem = vmalloc_user((size_t)nic->nframes * VNET_FRAME_SIZE);
+	if (!nic->card_mem) {
+		vnet_card_free_transport(nic);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int vnet_card_start(struct vnet_nic *nic)
+{
+	nic->fw_thread = kthread_run(vnet_card_firmware, nic, "%s_fw",
+				     nic->name);
+	return PTR_ERR_OR_ZERO(nic->fw_thread);
+}
+
+/*
+ * Stop the firmware for good: nothing new goes out, and what was on the
+ * wire is returned as unreachable, which resolves it for the flush rule.
+ * A flush that still waits sees fw_stopped.
+ */
+void vnet_card_stop(struct vnet_nic *nic)
+{
+	kthread_stop(nic->fw_thread);
+	mutex_lock(&nic->fw_lock);
+	nic->dead = true;
+	vnet_fw_fail_all(&nic->fw);
+	mutex_unlock(&nic->fw_lock);
+	WRITE_ONCE(nic->fw_stopped, true);
+}
+
+void vnet_card_free(struct vnet_nic *nic)
+{
+	vfree(nic->card_mem);
+	vnet_card_free_transport(nic);
+}
