@@ -310,7 +310,7 @@ static long vnet_ioctl_attach(void __user *arg)
 		return -EFAULT;
 	if (req.__pad || !memchr(req.ifname, 0, sizeof(req.ifname)))
 		return -EINVAL;
-	err = vnet_link_attach(req.ifname, req.nic_id, &req.nic_id);
+	err = vnet_nic_attach(req.ifname, req.nic_id, &req.nic_id);
 	if (err)
 		return err;
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
@@ -357,7 +357,7 @@ static long vnet_ioctl_admin(unsigned int cmd, void __user *arg)
 	case VNET_IOC_DETACH:
 		if (copy_from_user(&nic_id, arg, sizeof(nic_id)))
 			return -EFAULT;
-		return vnet_link_detach(nic_id);
+		return vnet_nic_detach(nic_id);
 	}
 	return vnet_ioctl_route(cmd, arg);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Ethernet side of a NIC: frames of the vnet EtherType in and out of a
- * netdev, the table of peer MAC addresses, and attaching to and detaching
- * from interfaces, at runtime and when they change under us.
+ * netdev, and the table of peer MAC addresses.  Which NIC sits on which
+ * interface, and what happens when the interface changes, is nic.c's.
  *
  * Received frames are queued for the firmware thread; the firmware sends
  * from that thread with dev_queue_xmit().  The link never blocks the
@@ -10,9 +10,7 @@
  * transport retransmits it.
  */
 #include <linux/etherdevice.h>
-#include <linux/if_arp.h>
 #include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 
 #include "vnet.h"
@@ -78,11 +76,44 @@ drop:
 }
 
 /* The firmware sends no packet larger than the interface carries. */
-static void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu)
+void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu)
 {
 	mutex_lock(&nic->fw_lock);
 	nic->fw.mtu = mtu;
 	mutex_unlock(&nic->fw_lock);
+}
+
+/*
+ * Put @nic on the wire through @dev: frames of our EtherType come in, the
+ * firmware's go out.  Called with rtnl held.
+ */
+int vnet_link_start(struct vnet_nic *nic, struct net_device *dev)
+{
+	struct vnet_link *link;
+
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+	link->nic = nic;
+	link->dev = dev;
+	netdev_hold(dev, &link->dev_tracker, GFP_KERNEL);
+	link->up = netif_running(dev);
+	link->pt.type = htons(vnet_ethertype);
+	link->pt.dev = dev;
+	link->pt.func = vnet_link_rcv;
+
+	mutex_lock(&nic->fw_lock);
+	nic->link = link;
+	nic->fw.mtu = dev->mtu;
+	mutex_unlock(&nic->fw_lock);
+	dev_add_pack(&link->pt);
+	return 0;
+}
+
+/* The interface went up or down: carry frames, or drop them. */
+void vnet_link_set_up(struct vnet_nic *nic, bool up)
+{
+	WRITE_ONCE(nic->link->up, up);
 }
 
 /* Stop the wire: no frame in, none out.  vnet_nics_lock held. */
@@ -99,92 +130,6 @@ void vnet_link_stop(struct vnet_nic *nic)
 	skb_queue_purge(&nic->rxq);
 	netdev_put(link->dev, &link->dev_tracker);
 	kfree(link);
-}
-
-static struct vnet_nic *vnet_link_nic_of(struct net_device *dev)
-{
-	struct vnet_nic *nic;
-
-	list_for_each_entry(nic, &vnet_nics, node)
-		if (nic->link && nic->link->dev == dev)
-			return nic;
-	return NULL;
-}
-
-/* Called with rtnl and vnet_nics_lock held. */
-static int vnet_link_attach_locked(struct net_device *dev, u32 nic_id)
-{
-	struct vnet_link *link;
-	struct vnet_nic *nic;
-
-	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN)
-		return -EINVAL;
-	if (vnet_link_nic_of(dev))
-		return -EBUSY;
-	link = kzalloc(sizeof(*link), GFP_KERNEL);
-	if (!link)
-		return -ENOMEM;
-	nic = vnet_nic_create(nic_id, vnet_frames);
-	if (IS_ERR(nic)) {
-		kfree(link);
-		return PTR_ERR(nic);
-	}
-	link->nic = nic;
-	link->dev = dev;
-	netdev_hold(dev, &link->dev_tracker, GFP_KERNEL);
-	link->up = netif_running(dev);
-	link->pt.type = htons(vnet_ethertype);
-	link->pt.dev = dev;
-	link->pt.func = vnet_link_rcv;
-
-	mutex_lock(&nic->fw_lock);
-	nic->link = link;
-	nic->fw.mtu = dev->mtu;
-	mutex_unlock(&nic->fw_lock);
-	dev_add_pack(&link->pt);
-	netdev_info(dev, "%s: attached as NIC %u, MTU %u\n", nic->name, nic_id,
-		    dev->mtu);
-	return 0;
-}
-
-int vnet_link_attach(const char *ifname, u32 nic_id, u32 *out_id)
-{
-	struct net_device *dev;
-	int err;
-
-	rtnl_lock();
-	dev = __dev_get_by_name(&init_net, ifname);
-	if (!dev) {
-		rtnl_unlock();
-		return -ENODEV;
-	}
-	mutex_lock(&vnet_nics_lock);
-	if (nic_id == VNET_NIC_ID_ANY)
-		nic_id = vnet_nic_free_id();
-	err = nic_id > VNET_MAX_NIC_ID ? -EINVAL :
-					 vnet_link_attach_locked(dev, nic_id);
-	mutex_unlock(&vnet_nics_lock);
-	rtnl_unlock();
-	if (!err)
-		*out_id = nic_id;
-	return err;
-}
-
-int vnet_link_detach(u32 nic_id)
-{
-	struct vnet_nic *nic;
-	int err = 0;
-
-	mutex_lock(&vnet_nics_lock);
-	nic = vnet_nic_find(nic_id);
-	if (!nic)
-		err = -ENODEV;
-	else if (!nic->link)
-		err = -EINVAL;	/* the loopback card goes only with the module */
-	else
-		vnet_nic_remove(nic);
-	mutex_unlock(&vnet_nics_lock);
-	return err;
 }
 
 int vnet_link_route_add(u32 nic_id, u32 peer_id, const u8 *mac)
@@ -273,52 +218,4 @@ int vnet_link_route_list(u32 nic_id, struct vnet_route __user *routes,
 	*count = n;
 	kvfree(buf);
 	return err;
-}
-
-static int vnet_link_event(struct notifier_block *nb, unsigned long event,
-			   void *ptr)
-{
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct vnet_nic *nic;
-
-	mutex_lock(&vnet_nics_lock);
-	nic = vnet_link_nic_of(dev);
-	if (!nic)
-		goto out;
-	switch (event) {
-	case NETDEV_UP:
-		WRITE_ONCE(nic->link->up, true);
-		break;
-	case NETDEV_GOING_DOWN:
-	case NETDEV_DOWN:
-		/* Messages in flight run out of retries: unreachable. */
-		WRITE_ONCE(nic->link->up, false);
-		break;
-	case NETDEV_CHANGEMTU:
-		vnet_link_set_mtu(nic, dev->mtu);
-		netdev_info(dev, "%s: MTU now %u\n", nic->name, dev->mtu);
-		break;
-	case NETDEV_UNREGISTER:
-		netdev_info(dev, "%s: interface going away, detaching\n",
-			    nic->name);
-		vnet_nic_remove(nic);
-		break;
-	}
-out:
-	mutex_unlock(&vnet_nics_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block vnet_link_notifier = {
-	.notifier_call = vnet_link_event,
-};
-
-int vnet_link_init(void)
-{
-	return register_netdevice_notifier(&vnet_link_notifier);
-}
-
-void vnet_link_exit(void)
-{
-	unregister_netdevice_notifier(&vnet_link_notifier);
 }

@@ -119,7 +119,7 @@ static void __init vnet_attach_ifnames(void)
 				continue;
 			}
 		}
-		err = vnet_link_attach(entry, nic_id, &got);
+		err = vnet_nic_attach(entry, nic_id, &got);
 		if (err)
 			pr_err("vnet: ifnames: cannot attach %s: %d\n", entry,
 			       err);
@@ -174,17 +174,17 @@ static int __init vnet_init(void)
 		goto err_debugfs;
 	}
 
-	err = vnet_link_init();
+	err = vnet_nic_init();
 	if (err)
 		goto err_nics;
 	err = vnet_chardev_init();
 	if (err)
-		goto err_link;
+		goto err_notifier;
 	vnet_attach_ifnames();
 	return 0;
 
-err_link:
-	vnet_link_exit();
+err_notifier:
+	vnet_nic_exit();
 err_nics:
 	mutex_lock(&vnet_nics_lock);
 	vnet_nic_remove(nic);
@@ -205,7 +205,7 @@ static void __exit vnet_exit(void)
 		vnet_nic_remove(nic);
 	mutex_unlock(&vnet_nics_lock);
 	/* Last: unregistering replays NETDEV_UNREGISTER, now for no NIC. */
-	vnet_link_exit();
+	vnet_nic_exit();
 	vnet_debugfs_exit();
 	vnet_sysfs_exit();
 }

@@ -6,6 +6,9 @@
  * the module; the others are created by attaching to an interface and go
  * when they are detached or the interface does.
  */
+#include <linux/if_arp.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 
 #include "vnet.h"
@@ -138,4 +141,129 @@ void vnet_nic_remove(struct vnet_nic *nic)
 	destroy_workqueue(nic->fault_wq);
 	vnet_sysfs_del_nic(nic);
 	vnet_nic_put(nic);
+}
+
+/* The NIC on @dev, if any; called with vnet_nics_lock held. */
+static struct vnet_nic *vnet_nic_on(struct net_device *dev)
+{
+	struct vnet_nic *nic;
+
+	lockdep_assert_held(&vnet_nics_lock);
+	list_for_each_entry(nic, &vnet_nics, node)
+		if (nic->link && nic->link->dev == dev)
+			return nic;
+	return NULL;
+}
+
+/* Called with rtnl and vnet_nics_lock held. */
+static int vnet_nic_attach_locked(struct net_device *dev, u32 nic_id)
+{
+	struct vnet_nic *nic;
+	int err;
+
+	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN)
+		return -EINVAL;
+	if (vnet_nic_on(dev))
+		return -EBUSY;
+	nic = vnet_nic_create(nic_id, vnet_frames);
+	if (IS_ERR(nic))
+		return PTR_ERR(nic);
+	err = vnet_link_start(nic, dev);
+	if (err) {
+		vnet_nic_remove(nic);
+		return err;
+	}
+	netdev_info(dev, "%s: attached as NIC %u, MTU %u\n", nic->name, nic_id,
+		    dev->mtu);
+	return 0;
+}
+
+/* A new NIC on interface @ifname, with id @nic_id or the lowest free one. */
+int vnet_nic_attach(const char *ifname, u32 nic_id, u32 *out_id)
+{
+	struct net_device *dev;
+	int err;
+
+	rtnl_lock();
+	dev = __dev_get_by_name(&init_net, ifname);
+	if (!dev) {
+		rtnl_unlock();
+		return -ENODEV;
+	}
+	mutex_lock(&vnet_nics_lock);
+	if (nic_id == VNET_NIC_ID_ANY)
+		nic_id = vnet_nic_free_id();
+	err = nic_id > VNET_MAX_NIC_ID ? -EINVAL :
+					 vnet_nic_attach_locked(dev, nic_id);
+	mutex_unlock(&vnet_nics_lock);
+	rtnl_unlock();
+	if (!err)
+		*out_id = nic_id;
+	return err;
+}
+
+int vnet_nic_detach(u32 nic_id)
+{
+	struct vnet_nic *nic;
+	int err = 0;
+
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_find(nic_id);
+	if (!nic)
+		err = -ENODEV;
+	else if (!nic->link)
+		err = -EINVAL;	/* the loopback card goes only with the module */
+	else
+		vnet_nic_remove(nic);
+	mutex_unlock(&vnet_nics_lock);
+	return err;
+}
+
+/* A NIC follows its interface: up, down, a new MTU, gone. */
+static int vnet_nic_netdev_event(struct notifier_block *nb,
+				 unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct vnet_nic *nic;
+
+	mutex_lock(&vnet_nics_lock);
+	nic = vnet_nic_on(dev);
+	if (!nic)
+		goto out;
+	switch (event) {
+	case NETDEV_UP:
+		vnet_link_set_up(nic, true);
+		break;
+	case NETDEV_GOING_DOWN:
+	case NETDEV_DOWN:
+		/* Messages in flight run out of retries: unreachable. */
+		vnet_link_set_up(nic, false);
+		break;
+	case NETDEV_CHANGEMTU:
+		vnet_link_set_mtu(nic, dev->mtu);
+		netdev_info(dev, "%s: MTU now %u\n", nic->name, dev->mtu);
+		break;
+	case NETDEV_UNREGISTER:
+		netdev_info(dev, "%s: interface going away, detaching\n",
+			    nic->name);
+		vnet_nic_remove(nic);
+		break;
+	}
+out:
+	mutex_unlock(&vnet_nics_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block vnet_nic_notifier = {
+	.notifier_call = vnet_nic_netdev_event,
+};
+
+int vnet_nic_init(void)
+{
+	return register_netdevice_notifier(&vnet_nic_notifier);
+}
+
+void vnet_nic_exit(void)
+{
+	unregister_netdevice_notifier(&vnet_nic_notifier);
 }

@@ -162,6 +162,10 @@ void vnet_nic_remove(struct vnet_nic *nic);
 void vnet_nic_put(struct vnet_nic *nic);
 struct vnet_nic *vnet_nic_find(u32 id);
 u32 vnet_nic_free_id(void);
+int vnet_nic_attach(const char *ifname, u32 nic_id, u32 *out_id);
+int vnet_nic_detach(u32 nic_id);
+int vnet_nic_init(void);
+void vnet_nic_exit(void);
 
 /* card.c */
 int vnet_card_init(struct vnet_nic *nic);
@@ -171,17 +175,16 @@ void vnet_card_free(struct vnet_nic *nic);
 void vnet_card_doorbell(struct vnet_nic *nic);
 
 /* link.c */
-int vnet_link_attach(const char *ifname, u32 nic_id, u32 *out_id);
-int vnet_link_detach(u32 nic_id);
+int vnet_link_start(struct vnet_nic *nic, struct net_device *dev);
 void vnet_link_stop(struct vnet_nic *nic);
+void vnet_link_set_up(struct vnet_nic *nic, bool up);
+void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu);
 void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		    u32 hdr_len, const void *payload, u32 len);
 int vnet_link_route_add(u32 nic_id, u32 peer_id, const u8 *mac);
 int vnet_link_route_del(u32 nic_id, u32 peer_id);
 int vnet_link_route_list(u32 nic_id, struct vnet_route __user *routes,
 			 u32 *count);
-int vnet_link_init(void);
-void vnet_link_exit(void);
 
 /* cache.c */
 int vnet_ep_fault_in(struct vnet_ep *ep);
