@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -597,6 +598,78 @@ TEST(create_destroy_leaks_nothing)
 	TH_LOG("VmallocUsed %lld kB -> %lld kB", before, after);
 	/* One leaked staging area alone would be 512 kB. */
 	EXPECT_LT(after - before, 256);
+}
+
+#define TRACEFS		"/sys/kernel/tracing"
+
+/* How many lines of the trace buffer name @event. */
+static long count_trace(const char *event)
+{
+	char line[512];
+	long n = 0;
+	FILE *f = fopen(TRACEFS "/trace", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, event))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Where the faults' time goes: every fault-in is traced, and the parts
+ * the counters split it into (waiting for the victim's flush, copying it
+ * out, copying the newcomer in) add up to no more than the whole.
+ */
+TEST(fault_times_add_up)
+{
+	static const char * const counters[] = {
+		"faults", "evictions", "fault_ns", "flush_ns", "unload_ns",
+		"load_ns",
+	};
+	long long before[6], after[6], frames = vnet_nic_attr("frames");
+	struct vnet_endpoint ep[2 * 64];
+	bool traced;
+	long events;
+	int i, round;
+
+	ASSERT_LT(0, frames);
+	ASSERT_GE(64, frames);
+	if (access(TRACEFS "/events", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	traced = !vnet_write_str(TRACEFS "/events/vnet/vnet_fault/enable", "1");
+	if (traced)
+		vnet_write_str(TRACEFS "/trace", "");
+	else
+		TH_LOG("no vnet tracepoints in tracefs: counting only");
+
+	for (i = 0; i < 6; i++)
+		before[i] = vnet_nic_attr(counters[i]);
+	for (i = 0; i < 2 * frames; i++)
+		ASSERT_EQ(0, vnet_endpoint_open(&ep[i], 0));
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < 2 * frames; i++)
+			vnet_touch(&ep[i]);
+	for (i = 0; i < 6; i++)
+		after[i] = vnet_nic_attr(counters[i]) - before[i];
+	for (i = 0; i < 2 * frames; i++)
+		vnet_endpoint_close(&ep[i]);
+
+	TH_LOG("%lld faults, %lld evictions: %lld us in all, flush %lld, unload %lld, load %lld",
+	       after[0], after[1], after[2] / 1000, after[3] / 1000,
+	       after[4] / 1000, after[5] / 1000);
+	EXPECT_LE(2 * frames, after[0]);
+	EXPECT_LT(0, after[1]);
+	EXPECT_LT(0, after[4]);
+	EXPECT_LT(0, after[5]);
+	EXPECT_LE(after[3] + after[4] + after[5], after[2]);
+	if (traced) {
+		vnet_write_str(TRACEFS "/events/vnet/vnet_fault/enable", "0");
+		events = count_trace("vnet_fault:");
+		EXPECT_EQ(after[0], events);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -37,6 +37,7 @@
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 
+#include "trace.h"
 #include "vnet.h"
 
 static bool vnet_ep_settled(struct vnet_ep *ep)
@@ -256,14 +257,17 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f, bool killable)
 	return 0;
 }
 
-static int vnet_cache_unload(struct vnet_ep *victim, int f)
+static int vnet_cache_unload(struct vnet_ep *victim, int f,
+			     struct vnet_fault_times *t)
 {
 	struct vnet_nic *nic = victim->nic;
+	u64 start = ktime_get_ns();
 	int err;
 
 	err = vnet_cache_detach(victim, f, true);
 	if (err)
 		return err;
+	t->flush_ns = ktime_get_ns() - start;
 	vnet_cache_delay(nic);
 	memcpy(victim->image, vnet_frame_addr(nic, f), VNET_FRAME_SIZE);
 	if (vnet_fw_sends_pending(&victim->fw, victim->image))
@@ -275,6 +279,7 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f)
 	nic->evictions++;
 	spin_unlock(&nic->lock);
 	wake_up_all(&victim->state_wq);
+	t->unload_ns = ktime_get_ns() - start - t->flush_ns;
 	return 0;
 }
 
@@ -325,10 +330,11 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
  */
 int vnet_ep_fault_in(struct vnet_ep *ep)
 {
+	struct vnet_fault_times t = { .victim = -1 };
 	struct vnet_nic *nic = ep->nic;
+	u64 gen, start, slept, waited = 0;
 	struct vnet_ep *victim;
-	u64 gen, start;
-	long slice;
+	long slice, left;
 	int f;
 
 	for (;;) {
@@ -356,21 +362,34 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 			 * round trips for five times the faults.
 			 */
 			slice = usecs_to_jiffies(vnet_min_resident_us) + 1;
-			if (wait_event_killable_timeout(nic->frame_wq,
-							READ_ONCE(nic->frame_gen) != gen,
-							slice) < 0)
+			slept = ktime_get_ns();
+			left = wait_event_killable_timeout(nic->frame_wq,
+							   READ_ONCE(nic->frame_gen) != gen,
+							   slice);
+			if (left < 0)
 				return -EINTR;
+			slept = ktime_get_ns() - slept;
+			waited += slept;
+			trace_vnet_frame_wait(ep, slept, !left);
+			spin_lock(&nic->lock);
+			nic->frame_waits++;
+			nic->frame_wait_ns += slept;
+			spin_unlock(&nic->lock);
 			continue;
 		}
 		spin_unlock(&nic->lock);
 		if (wait_event_killable(ep->state_wq, vnet_ep_settled(ep)))
 			return -EINTR;
 	}
+	if (victim) {
+		t.victim = victim->index;
+		t.victim_served = READ_ONCE(victim->fw.served);
+	}
 	spin_unlock(&nic->lock);
 
 	start = ktime_get_ns();
 	if (victim) {
-		int err = vnet_cache_unload(victim, f);
+		int err = vnet_cache_unload(victim, f, &t);
 
 		if (err)
 			vnet_cache_abort(ep, victim);
@@ -378,13 +397,22 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 		if (err)
 			return err;
 	}
+	t.load_ns = ktime_get_ns();
 	vnet_cache_load(ep, f);
+	t.load_ns = ktime_get_ns() - t.load_ns;
+	t.wait_ns = waited;
 
 	spin_lock(&nic->lock);
 	ep->faults++;
 	nic->faults++;
 	nic->fault_ns += ktime_get_ns() - start;
+	nic->flush_ns += t.flush_ns;
+	nic->unload_ns += t.unload_ns;
+	nic->load_ns += t.load_ns;
+	if (victim && !t.victim_served)
+		nic->evicted_unserved++;
 	spin_unlock(&nic->lock);
+	trace_vnet_fault(ep, &t);
 	return 0;
 }
 

@@ -87,19 +87,27 @@ static ssize_t vnet_nic_counter_show(struct device *dev,
 	return sysfs_emit(buf, "%llu\n", val);
 }
 
-static struct dev_ext_attribute dev_attr_faults = {
-	__ATTR(faults, 0444, vnet_nic_counter_show, NULL),
-	(void *)offsetof(struct vnet_nic, faults)
+#define VNET_NIC_COUNTER(_attr, _field)					\
+	{ __ATTR(_attr, 0444, vnet_nic_counter_show, NULL),		\
+	  (void *)offsetof(struct vnet_nic, _field) }
+
+/* Paging counters, beside the NIC's other attributes. */
+static struct dev_ext_attribute vnet_nic_counters[] = {
+	VNET_NIC_COUNTER(faults, faults),
+	VNET_NIC_COUNTER(evictions, evictions),
+	VNET_NIC_COUNTER(fault_ns, fault_ns),
+	VNET_NIC_COUNTER(frame_waits, frame_waits),
+	VNET_NIC_COUNTER(frame_wait_ns, frame_wait_ns),
+	VNET_NIC_COUNTER(flush_ns, flush_ns),
+	VNET_NIC_COUNTER(unload_ns, unload_ns),
+	VNET_NIC_COUNTER(load_ns, load_ns),
+	VNET_NIC_COUNTER(evicted_unserved, evicted_unserved),
 };
 
-static struct dev_ext_attribute dev_attr_evictions = {
-	__ATTR(evictions, 0444, vnet_nic_counter_show, NULL),
-	(void *)offsetof(struct vnet_nic, evictions)
-};
+static struct attribute *vnet_nic_counter_attrs[ARRAY_SIZE(vnet_nic_counters) + 1];
 
-static struct dev_ext_attribute dev_attr_fault_ns = {
-	__ATTR(fault_ns, 0444, vnet_nic_counter_show, NULL),
-	(void *)offsetof(struct vnet_nic, fault_ns)
+static const struct attribute_group vnet_nic_counter_group = {
+	.attrs = vnet_nic_counter_attrs,
 };
 
 /*
@@ -166,9 +174,6 @@ static struct attribute *vnet_nic_attrs[] = {
 	&dev_attr_ifname.attr,
 	&dev_attr_nr_endpoints.attr,
 	&dev_attr_resident.attr,
-	&dev_attr_faults.attr.attr,
-	&dev_attr_evictions.attr.attr,
-	&dev_attr_fault_ns.attr.attr,
 	NULL,
 };
 
@@ -178,6 +183,7 @@ static const struct attribute_group vnet_nic_group = {
 
 static const struct attribute_group *vnet_nic_groups[] = {
 	&vnet_nic_group,
+	&vnet_nic_counter_group,
 	&vnet_nic_stat_group,
 	NULL,
 };
@@ -314,6 +320,8 @@ int vnet_sysfs_init(void)
 {
 	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(vnet_nic_counters); i++)
+		vnet_nic_counter_attrs[i] = &vnet_nic_counters[i].attr.attr;
 	for (i = 0; i < ARRAY_SIZE(vnet_nic_stats); i++)
 		vnet_nic_stat_attrs[i] = &vnet_nic_stats[i].attr.attr;
 	vnet_nic_stat_attrs[i] = &dev_attr_rx_dropped.attr;

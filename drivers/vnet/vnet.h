@@ -78,6 +78,13 @@ struct vnet_nic {
 	u64 faults;
 	u64 evictions;
 	u64 fault_ns;			/* time spent moving endpoints in */
+	/* Where the faults' time went: see struct vnet_fault_times. */
+	u64 frame_waits;
+	u64 frame_wait_ns;
+	u64 flush_ns;
+	u64 unload_ns;
+	u64 load_ns;
+	u64 evicted_unserved;		/* victims that aged, never served */
 	u64 frame_gen;			/* bumped when a frame may be claimable */
 	wait_queue_head_t frame_wq;
 
@@ -147,6 +154,16 @@ struct vnet_ep {
 	struct vnet_seg_pin *seg;	/* nic->fw_lock */
 
 	struct vnet_fw_ep fw;		/* translations and tag: nic->fw_lock */
+};
+
+/* One fault-in, for the paging counters and the vnet_fault tracepoint. */
+struct vnet_fault_times {
+	int victim;			/* its index, or -1 for a free frame */
+	bool victim_served;
+	u64 wait_ns;			/* for a frame to claim */
+	u64 flush_ns;			/* for the victim's messages on the wire */
+	u64 unload_ns;			/* copying the victim out */
+	u64 load_ns;			/* copying the endpoint in */
 };
 
 static inline void *vnet_frame_addr(struct vnet_nic *nic, int frame)
