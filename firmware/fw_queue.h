@@ -6,6 +6,7 @@
 #include "vnet_fw.h"
 
 #define VNET_QUEUE_MASK		(VNET_QUEUE_DEPTH - 1)
+#define VNET_FW_QUEUE_BIT(q)	(1u << (q))
 
 static inline bool vnet_fw_is_send_queue(unsigned int q)
 {

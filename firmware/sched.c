@@ -21,12 +21,25 @@ static bool vnet_fw_has_sends(struct vnet_fw_ep *ep, struct vnet_frame *frame)
 	       vnet_fw_send_pending(ep, frame, VNET_Q_REQ_SEND) > 0;
 }
 
+/* Posted messages that are not stuck behind a held head. */
+static bool vnet_fw_has_unheld_sends(struct vnet_fw_ep *ep,
+				     struct vnet_frame *frame)
+{
+	unsigned int q;
+
+	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++)
+		if (!(ep->held & VNET_FW_QUEUE_BIT(q)) &&
+		    vnet_fw_send_pending(ep, frame, q) > 0)
+			return true;
+	return false;
+}
+
 static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 			 struct vnet_frame *frame, bool *held)
 {
-	bool blocked[2] = { false, false };
 	u32 attempt, moved = 0;
 
+	ep->held = 0;
 	for (attempt = 0; attempt < nic->burst; attempt++) {
 		bool progress = false;
 		unsigned int i;
@@ -34,10 +47,11 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 		for (i = 0; i < 2 && !progress; i++) {
 			unsigned int q = vnet_fw_send_order[i];
 
-			if (blocked[q] || vnet_fw_send_pending(ep, frame, q) <= 0)
+			if ((ep->held & VNET_FW_QUEUE_BIT(q)) ||
+			    vnet_fw_send_pending(ep, frame, q) <= 0)
 				continue;
 			if (vnet_fw_send_head(nic, ep, frame, q) == VNET_FW_HOLD) {
-				blocked[q] = true;
+				ep->held |= VNET_FW_QUEUE_BIT(q);
 				*held = true;
 				continue;
 			}
@@ -45,7 +59,7 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 			moved++;
 		}
 		/* Loitering past a held message would only spin on it. */
-		if (!progress && (blocked[0] || blocked[1]))
+		if (!progress && ep->held)
 			break;
 	}
 	return moved;
@@ -96,7 +110,9 @@ static void vnet_fw_set_need_wakeup(struct vnet_fw_nic *nic, bool on)
  * Before the firmware sleeps it raises NEED_WAKEUP in every resident frame,
  * then looks once more for work.  A user that posts a message, issues a full
  * barrier and then reads the flag either sees it (and rings the doorbell) or
- * posted early enough for this second look to find the message.
+ * posted early enough for this second look to find the message.  A queue
+ * whose head is held is no work: the held timer retries it, and counting it
+ * would lower NEED_WAKEUP for every other sender while we sleep.
  *
  * Returns true when there is work after all; the caller must not sleep.
  */
@@ -113,7 +129,7 @@ bool vnet_fw_arm_wakeup(struct vnet_fw_nic *nic)
 		if (!ep || ep->closed)
 			continue;
 		frame = fw_read_once(ep->frame);
-		if (frame && vnet_fw_has_sends(ep, frame)) {
+		if (frame && vnet_fw_has_unheld_sends(ep, frame)) {
 			vnet_fw_disarm_wakeup(nic);
 			return true;
 		}

@@ -89,6 +89,12 @@ struct vnet_fw_ep {
 	u32 send_cons[2];		/* VNET_Q_REQ_SEND, VNET_Q_REP_SEND */
 	u32 recv_prod[2];		/* VNET_Q_REQ_RECV, VNET_Q_REP_RECV */
 	u32 queue_errors;
+	/*
+	 * Send queues whose head waited on its destination at the last
+	 * visit, a bit per queue: they are retried on the held timer, and
+	 * are no reason to stay awake or to lower NEED_WAKEUP.
+	 */
+	u32 held;
 
 	struct vnet_fw_token token[VNET_FW_TOKENS];
 	u32 token_serial;

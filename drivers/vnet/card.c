@@ -168,11 +168,7 @@ static int vnet_card_firmware(void *data)
 			continue;
 		}
 
-		/*
-		 * A held message also makes the armed recheck see work,
-		 * which must not keep us awake.
-		 */
-		if (vnet_card_arm(nic) && !round.held) {
+		if (vnet_card_arm(nic)) {
 			cond_resched();
 			continue;
 		}

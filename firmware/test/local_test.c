@@ -616,4 +616,35 @@ TEST_F(nic, need_wakeup_only_when_idle)
 	EXPECT_FALSE(self->sim.ep[0].frame->hdr.flags & VNET_FRAME_NEED_WAKEUP);
 }
 
+/*
+ * A message held for a full receive queue is no reason to stay awake: the
+ * firmware sleeps with NEED_WAKEUP raised, so every other sender still
+ * rings the doorbell, and wakes for a post that is not stuck behind it.
+ */
+TEST_F(nic, held_queue_keeps_need_wakeup_raised)
+{
+	struct vnet_desc d = request(0, 1, 0);
+	u32 i;
+
+	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
+	for (i = 0; i < VNET_QUEUE_DEPTH; i++)
+		ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	EXPECT_EQ(VNET_QUEUE_DEPTH, sim_run(&self->sim, 10));
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	EXPECT_EQ(0, sim_run(&self->sim, 10));
+	EXPECT_TRUE(self->sim.fw.held);
+
+	EXPECT_FALSE(vnet_fw_arm_wakeup(&self->sim.fw));
+	for (i = 0; i < 8; i++)
+		EXPECT_TRUE(self->sim.ep[i].frame->hdr.flags &
+			    VNET_FRAME_NEED_WAKEUP);
+
+	sim_map(&self->sim, 2, 0, 0, 3, TAG + 3);
+	ASSERT_EQ(0, sim_post(&self->sim, 2, VNET_Q_REQ_SEND, &d, NULL));
+	EXPECT_TRUE(vnet_fw_arm_wakeup(&self->sim.fw));
+	vnet_fw_disarm_wakeup(&self->sim.fw);
+	EXPECT_EQ(1, sim_run(&self->sim, 10));
+	EXPECT_EQ(1, self->sim.ep[3].fw.stats.received);
+}
+
 TEST_HARNESS_MAIN
