@@ -95,18 +95,18 @@ static void vnet_ep_set_state(struct vnet_ep *ep, enum vnet_ep_state to,
 		break;
 	case VNET_EP_RESIDENT:
 		nic->frame_ep[ep->frame] = ep;
-		nic->resident++;
+		WRITE_ONCE(nic->resident, nic->resident + 1);
 		if (from == VNET_EP_LOADING)
 			ep->loaded_at = ktime_get_ns();
-		nic->frame_gen++;
+		WRITE_ONCE(nic->frame_gen, nic->frame_gen + 1);
 		break;
 	case VNET_EP_UNLOADING:
-		nic->resident--;
+		WRITE_ONCE(nic->resident, nic->resident - 1);
 		break;
 	case VNET_EP_NONRESIDENT:
 		if (nic->frame_ep[ep->frame] == ep) {
 			nic->frame_ep[ep->frame] = NULL;
-			nic->frame_gen++;
+			WRITE_ONCE(nic->frame_gen, nic->frame_gen + 1);
 		}
 		ep->frame = -1;
 		break;
@@ -144,6 +144,7 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
 	struct vnet_ep *fallback = NULL;
 	u32 step;
 
+	lockdep_assert_held(&nic->lock);
 	for (step = 0; step < 2 * nic->nframes; step++) {
 		struct vnet_ep *ep = nic->frame_ep[nic->clock_hand];
 

@@ -281,7 +281,6 @@ void vnet_card_stop(struct vnet_nic *nic)
 {
 	kthread_stop(nic->fw_thread);
 	mutex_lock(&nic->fw_lock);
-	nic->dead = true;
 	vnet_fw_fail_all(&nic->fw);
 	mutex_unlock(&nic->fw_lock);
 	WRITE_ONCE(nic->fw_stopped, true);

@@ -112,7 +112,7 @@ err_count:
  */
 static void vnet_ep_unlist(struct vnet_ep *ep)
 {
-	if (xchg(&ep->unlisted, true))
+	if (test_and_set_bit(VNET_EP_UNLISTED, &ep->flags))
 		return;
 	kobject_del(&ep->kobj);
 	xa_erase(&ep->nic->eps, ep->index);
@@ -146,7 +146,7 @@ void vnet_ep_destroy(struct vnet_ep *ep)
 	struct vnet_nic *nic = ep->nic;
 
 	spin_lock(&nic->lock);
-	ep->dead = true;
+	WRITE_ONCE(ep->dead, true);
 	spin_unlock(&nic->lock);
 
 	vnet_ep_hide(ep);
@@ -157,7 +157,7 @@ void vnet_ep_destroy(struct vnet_ep *ep)
 	vnet_ep_evict_for_close(ep);
 	if (cancel_work_sync(&ep->fault_work))
 		kobject_put(&ep->kobj);
-	vnet_ep_drop_seg(ep);
+	vnet_ep_set_seg(ep, 0, 0);
 
 	vnet_ep_unlist(ep);
 	kobject_put(&ep->kobj);
@@ -173,7 +173,7 @@ void vnet_ep_orphan(struct vnet_ep *ep)
 	struct vnet_nic *nic = ep->nic;
 
 	spin_lock(&nic->lock);
-	ep->dead = true;
+	WRITE_ONCE(ep->dead, true);
 	spin_unlock(&nic->lock);
 	vnet_ep_evict_for_close(ep);
 	wake_up_interruptible(&ep->poll_wq);

@@ -50,6 +50,7 @@ void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 	struct net_device *dev;
 	struct sk_buff *skb;
 
+	lockdep_assert_held(&nic->fw_lock);
 	if (!link || !READ_ONCE(link->up))
 		goto drop;
 	dev = link->dev;
@@ -121,6 +122,7 @@ void vnet_link_stop(struct vnet_nic *nic)
 {
 	struct vnet_link *link = nic->link;
 
+	lockdep_assert_held(&vnet_nics_lock);
 	if (!link)
 		return;
 	dev_remove_pack(&link->pt);	/* waits for running handlers */

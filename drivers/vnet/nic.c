@@ -44,6 +44,7 @@ struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes)
 	struct vnet_nic *nic;
 	int err;
 
+	lockdep_assert_held(&vnet_nics_lock);
 	if (vnet_nic_find(id))
 		return ERR_PTR(-EEXIST);
 	nic = kzalloc(sizeof(*nic), GFP_KERNEL);
@@ -118,7 +119,10 @@ void vnet_nic_remove(struct vnet_nic *nic)
 	unsigned long index = 0;
 	struct vnet_ep *ep;
 
+	lockdep_assert_held(&vnet_nics_lock);
 	list_del(&nic->node);
+	/* Its ioctls and new mappings fail from here on. */
+	WRITE_ONCE(nic->dead, true);
 	vnet_link_stop(nic);
 	/* An endpoint closing right now, missed below, sees it stopped. */
 	vnet_card_stop(nic);
@@ -132,7 +136,6 @@ void vnet_nic_remove(struct vnet_nic *nic)
 		xa_unlock(&nic->eps);
 		if (!ep)
 			break;
-		wake_up_all(&ep->state_wq);
 		vnet_ep_orphan(ep);
 		kobject_put(&ep->kobj);
 	}

@@ -112,12 +112,3 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
 	vnet_seg_release(old);
 	return 0;
 }
-
-/* The endpoint is going away and the firmware is fenced off it. */
-void vnet_ep_drop_seg(struct vnet_ep *ep)
-{
-	vnet_seg_release(ep->seg);
-	ep->seg = NULL;
-	ep->fw.seg = NULL;
-	ep->fw.seg_len = 0;
-}

@@ -137,7 +137,7 @@ struct vnet_ep {
 	enum vnet_ep_state state;	/* nic->lock */
 	int frame;			/* nic->lock; -1 unless in a frame */
 	bool dead;			/* nic->lock; closing, never faults again */
-	bool unlisted;			/* out of sysfs */
+	unsigned long flags;		/* VNET_EP_UNLISTED */
 	u64 faults;			/* nic->lock */
 	u64 evictions;			/* nic->lock */
 	u64 loaded_at;			/* nic->lock; ktime ns */
@@ -165,6 +165,9 @@ struct vnet_fault_times {
 	u64 unload_ns;			/* copying the victim out */
 	u64 load_ns;			/* copying the endpoint in */
 };
+
+/* vnet_ep.flags */
+#define VNET_EP_UNLISTED	0	/* out of sysfs, its index free */
 
 static inline void *vnet_frame_addr(struct vnet_nic *nic, int frame)
 {
@@ -222,7 +225,6 @@ bool vnet_ep_readable(struct vnet_ep *ep);
 
 /* segment.c */
 int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len);
-void vnet_ep_drop_seg(struct vnet_ep *ep);
 
 /* chardev.c */
 int vnet_chardev_init(void);
