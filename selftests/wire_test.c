@@ -96,6 +96,26 @@ static long long stat_of(int nic, const char *name)
 	return vnet_read_ll(path);
 }
 
+/* An endpoint's residency as sysfs shows it, or "" once it is gone. */
+static const char *state_of(int nic, unsigned int ep)
+{
+	static char state[32];
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/vnet/vnet%d/endpoints/%u/state",
+		 nic, ep);
+	state[0] = 0;
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(state, sizeof(state), f))
+			state[0] = 0;
+		fclose(f);
+	}
+	state[strcspn(state, "\n")] = 0;
+	return state;
+}
+
 /* A checksum over a payload derived from (client, n), so both ends agree. */
 static uint32_t fill(uint8_t *buf, uint32_t len, uint32_t seed)
 {
@@ -570,6 +590,48 @@ static void *forge_nacks(void *arg)
 }
 
 /*
+ * Take NIC B off vnt1 and answer NIC A's DATA frames there with stale
+ * NACKs: from NIC A's side, a peer that keeps every message unresolved.
+ */
+static int forger_start(struct forger *f, pthread_t *thread)
+{
+	struct sockaddr_ll at = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(0x88b5),
+	};
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s detach vnet%d", vnetctl(), NIC_B);
+	if (sh(cmd))
+		return -1;
+	f->ifindex = (int)if_nametoindex("vnt1");
+	at.sll_ifindex = f->ifindex;
+	f->fd = socket(AF_PACKET, SOCK_RAW, htons(0x88b5));
+	if (f->ifindex <= 0 || f->fd < 0 ||
+	    bind(f->fd, (void *)&at, sizeof(at)))
+		return -1;
+	return pthread_create(thread, NULL, forge_nacks, f);
+}
+
+static void forger_stop(struct forger *f, pthread_t thread)
+{
+	f->stop = true;
+	pthread_join(thread, NULL);
+	close(f->fd);
+}
+
+/* A request from @ep to endpoint 0 of NIC B, which only the forger answers. */
+static int post_to_forger(struct vnet_endpoint *ep)
+{
+	struct vnet_desc r = vnet_short(1, 0, 0, 0);
+	struct vnet_name far = { .nic = NIC_B, .ep = 0 };
+
+	if (vnet_endpoint_map(ep, 0, far, TEST_TAG))
+		return -1;
+	return vnet_endpoint_post(ep, VNET_Q_REQ_SEND, &r, NULL, 0);
+}
+
+/*
  * A host on the segment that answers a message with stale NACKs keeps it
  * unresolved, and before the firmware bounded that, for as long as it
  * liked.  Closing the sender's endpoint must not wait for it: the close
@@ -577,31 +639,14 @@ static void *forge_nacks(void *arg)
  */
 TEST_F_TIMEOUT(link, close_under_forged_nacks_is_prompt, 120)
 {
-	struct forger f = { .ifindex = (int)if_nametoindex("vnt1") };
+	struct forger f = {};
 	struct vnet_endpoint c;
-	struct vnet_desc r = vnet_short(1, 0, 0, 0);
-	struct vnet_name far = { .nic = NIC_B, .ep = 0 };
 	pthread_t thread;
-	struct sockaddr_ll at = {
-		.sll_family = AF_PACKET,
-		.sll_protocol = htons(0x88b5),
-		.sll_ifindex = f.ifindex,
-	};
 	double start, took;
-	char cmd[1024];
 
-	/* Nothing on vnt1 answers but the forger. */
-	snprintf(cmd, sizeof(cmd), "%s detach vnet%d", vnetctl(), NIC_B);
-	ASSERT_EQ(0, sh(cmd));
-	ASSERT_LT(0, f.ifindex);
-	f.fd = socket(AF_PACKET, SOCK_RAW, htons(0x88b5));
-	ASSERT_LE(0, f.fd);
-	ASSERT_EQ(0, bind(f.fd, (void *)&at, sizeof(at)));
-	ASSERT_EQ(0, pthread_create(&thread, NULL, forge_nacks, &f));
-
+	ASSERT_EQ(0, forger_start(&f, &thread));
 	ASSERT_EQ(0, vnet_endpoint_open(&c, NIC_A));
-	ASSERT_EQ(0, vnet_endpoint_map(&c, 0, far, TEST_TAG));
-	ASSERT_EQ(0, vnet_endpoint_post(&c, VNET_Q_REQ_SEND, &r, NULL, 0));
+	ASSERT_EQ(0, post_to_forger(&c));
 	/* Long past max_retries transmissions: only the forger answers. */
 	sleep(2);
 	EXPECT_EQ(NULL, vnet_endpoint_peek(&c, VNET_Q_REP_RECV));
@@ -609,12 +654,115 @@ TEST_F_TIMEOUT(link, close_under_forged_nacks_is_prompt, 120)
 	start = vnet_now();
 	vnet_endpoint_close(&c);
 	took = vnet_now() - start;
-	f.stop = true;
-	pthread_join(thread, NULL);
-	close(f.fd);
+	forger_stop(&f, thread);
 	TH_LOG("close took %.3f s under %u forged NACKs", took, f.sent);
 	EXPECT_LT(0, f.sent);
 	EXPECT_LT(took, 1.0);
+}
+
+#define MIN_RESIDENT	"/sys/module/vnet/parameters/min_resident_us"
+
+/*
+ * The fault worker loads X for a message, evicting V, whose message only
+ * the forger answers, so V's flush does not end.  X's owner closes X: the
+ * load gives up when X is closed instead of holding the close until V's
+ * message is resolved.
+ */
+TEST_F_TIMEOUT(link, close_of_endpoint_loading_behind_stuck_victim, 120)
+{
+	struct vnet_endpoint v, e[7], x;
+	struct vnet_desc r = vnet_short(1, 0, 0, 0);
+	struct forger f = {};
+	char old[32] = "";
+	double start, took;
+	pthread_t thread;
+	FILE *fp;
+	int i;
+
+	ASSERT_EQ(8, vnet_read_ll("/sys/class/vnet/vnet1/frames"));
+	fp = fopen(MIN_RESIDENT, "r");
+	ASSERT_NE(NULL, fp);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), fp));
+	fclose(fp);
+	/* Newcomers keep their frames: V, the oldest, is the victim. */
+	ASSERT_EQ(0, vnet_write_str(MIN_RESIDENT, "1000000"));
+	ASSERT_EQ(0, forger_start(&f, &thread));
+
+	ASSERT_EQ(0, vnet_endpoint_open(&v, NIC_A));
+	ASSERT_EQ(0, post_to_forger(&v));
+	usleep(1500 * 1000);
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(0, vnet_endpoint_open(&e[i], NIC_A));
+		vnet_touch(&e[i]);
+	}
+	ASSERT_EQ(0, vnet_endpoint_open(&x, NIC_A));
+	ASSERT_EQ(0, vnet_endpoint_set_tag(&x, TEST_TAG));
+	ASSERT_EQ(0, vnet_endpoint_map(&e[0], 0, x.name, TEST_TAG));
+	ASSERT_EQ(0, vnet_endpoint_post(&e[0], VNET_Q_REQ_SEND, &r, NULL, 0));
+	usleep(300 * 1000);
+	/* The scenario, or the test proves nothing. */
+	EXPECT_STREQ("loading", state_of(NIC_A, x.name.ep));
+	EXPECT_STREQ("unloading", state_of(NIC_A, v.name.ep));
+
+	start = vnet_now();
+	vnet_endpoint_close(&x);
+	took = vnet_now() - start;
+	forger_stop(&f, thread);
+	vnet_write_str(MIN_RESIDENT, old);
+	TH_LOG("close took %.3f s", took);
+	EXPECT_LT(took, 1.0);
+	for (i = 0; i < 7; i++)
+		vnet_endpoint_close(&e[i]);
+	vnet_endpoint_close(&v);
+}
+
+static void *detach_nic_a(void *arg)
+{
+	int fd = open(VNET_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	uint32_t nic = NIC_A;
+	long err = -1;
+
+	if (fd >= 0) {
+		err = ioctl(fd, VNET_IOC_DETACH, &nic) ? errno : 0;
+		close(fd);
+	}
+	return (void *)err;
+}
+
+/*
+ * The NIC's removal and the owner's close can take the same endpoint off
+ * the card at once, here while the fault worker is still loading it:
+ * whichever finishes second must be woken, and both return.  (A thread,
+ * not a child: a child would hold the endpoint's file too.)
+ */
+TEST_F_TIMEOUT(link, detach_racing_close_returns, 120)
+{
+	struct vnet_endpoint b, c;
+	struct vnet_desc r = vnet_short(1, 0, 0, 0);
+	pthread_t thread;
+	double start;
+	void *err;
+
+	ASSERT_EQ(0, vnet_endpoint_open(&b, NIC_A));
+	ASSERT_EQ(0, vnet_endpoint_open(&c, NIC_A));
+	ASSERT_EQ(0, vnet_endpoint_set_tag(&b, TEST_TAG));
+	ASSERT_EQ(0, vnet_endpoint_map(&c, 0, b.name, TEST_TAG));
+	vnet_touch(&c);
+	ASSERT_EQ(0, vnet_write_str("/sys/kernel/debug/vnet/vnet1/page_delay_ms",
+				    "1500"));
+	/* c's message makes the fault worker load b, slowly. */
+	ASSERT_EQ(0, vnet_endpoint_post(&c, VNET_Q_REQ_SEND, &r, NULL, 0));
+	usleep(300 * 1000);
+	EXPECT_STREQ("loading", state_of(NIC_A, b.name.ep));
+
+	start = vnet_now();
+	ASSERT_EQ(0, pthread_create(&thread, NULL, detach_nic_a, NULL));
+	usleep(300 * 1000);
+	vnet_endpoint_close(&b);
+	ASSERT_EQ(0, pthread_join(thread, &err));
+	TH_LOG("close and detach done in %.3f s", vnet_now() - start);
+	EXPECT_EQ(NULL, err);
+	vnet_endpoint_close(&c);
 }
 
 TEST_HARNESS_MAIN

@@ -216,11 +216,15 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
  * go of the frame.  Late or duplicate ACKs and NACKs after that match no
  * channel state of this endpoint's.
  *
- * The wait can be long when a peer is slow.  A faulting thread that gets a
- * fatal signal meanwhile puts the endpoint back as it was (its frame was
- * not touched) and returns -EINTR; closing waits it out.
+ * The wait can be long when a peer is slow.  An eviction gives up, putting
+ * the endpoint back as it was (its frame was not touched), when the thread
+ * that needs the frame gets a fatal signal (-EINTR) or the @newcomer it
+ * was for is being closed (-ENODEV): a fault worker gets no signals, and
+ * the newcomer's close waits for this load.  A closing @ep (no newcomer)
+ * has been forgotten by the firmware and waits for nothing on the wire.
  */
-static int vnet_cache_detach(struct vnet_ep *ep, int f, bool killable)
+static int vnet_cache_detach(struct vnet_ep *ep, int f,
+			     struct vnet_ep *newcomer)
 {
 	struct vnet_nic *nic = ep->nic;
 
@@ -233,22 +237,27 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f, bool killable)
 	unmap_mapping_range(ep->mapping, ep->frame_off, VNET_FRAME_SIZE, 1);
 	up_write(&ep->map_sem);
 
+	/* Polled too: a NIC going away cannot wake all it forgot. */
 	while (!vnet_ep_flushed(ep)) {
-		/* Polled too: a NIC going away cannot wake all it forgot. */
-		long ret = killable ?
-			wait_event_killable_timeout(ep->state_wq,
-						    vnet_ep_flushed(ep), HZ / 10) :
+		long ret;
+
+		if (!newcomer) {
 			wait_event_timeout(ep->state_wq, vnet_ep_flushed(ep),
 					   HZ / 10);
-
-		if (ret >= 0)
+			continue;
+		}
+		ret = wait_event_killable_timeout(ep->state_wq,
+						  vnet_ep_flushed(ep) ||
+						  READ_ONCE(newcomer->dead),
+						  HZ / 10);
+		if (ret >= 0 && !READ_ONCE(newcomer->dead))
 			continue;
 		mutex_lock(&nic->fw_lock);
 		ep->fw.moving = false;
 		mutex_unlock(&nic->fw_lock);
 		/* Back in the frame table, as vnet_cache_load() publishes. */
 		smp_store_release(&nic->fw_frame_owner[f], &ep->fw);
-		return -EINTR;
+		return ret < 0 ? -EINTR : -ENODEV;
 	}
 
 	mutex_lock(&nic->fw_lock);
@@ -259,13 +268,13 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f, bool killable)
 }
 
 static int vnet_cache_unload(struct vnet_ep *victim, int f,
-			     struct vnet_fault_times *t)
+			     struct vnet_ep *newcomer, struct vnet_fault_times *t)
 {
 	struct vnet_nic *nic = victim->nic;
 	u64 start = ktime_get_ns();
 	int err;
 
-	err = vnet_cache_detach(victim, f, true);
+	err = vnet_cache_detach(victim, f, newcomer);
 	if (err)
 		return err;
 	t->flush_ns = ktime_get_ns() - start;
@@ -326,8 +335,8 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 
 /*
  * Make @ep resident, sleeping while it or a frame for it is in motion.
- * Returns 0, -ENODEV for an endpoint being closed, or -EINTR when a fatal
- * signal arrives while waiting.
+ * Returns 0, -ENODEV for an endpoint being closed (before or while it is
+ * loaded), or -EINTR when a fatal signal arrives while waiting.
  */
 int vnet_ep_fault_in(struct vnet_ep *ep)
 {
@@ -390,7 +399,7 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 
 	start = ktime_get_ns();
 	if (victim) {
-		int err = vnet_cache_unload(victim, f, &t);
+		int err = vnet_cache_unload(victim, f, ep, &t);
 
 		if (err)
 			vnet_cache_abort(ep, victim);
@@ -441,8 +450,8 @@ void vnet_ep_fault_work(struct work_struct *work)
  * Free @ep's frame for good.  ep->dead is set, so nobody loads it again, and
  * the firmware has forgotten it, so it has nothing on the wire to wait for.
  * A move in progress settles first: an eviction of @ep finds it flushed at
- * once, and a load of @ep waits at most for its victim's flush, which the
- * transport bounds.  The frame is dropped without copying it back.
+ * once, and a load of @ep gives up waiting for its victim's flush within a
+ * poll.  The frame is dropped without copying it back.
  */
 void vnet_ep_evict_for_close(struct vnet_ep *ep)
 {
@@ -465,11 +474,14 @@ void vnet_ep_evict_for_close(struct vnet_ep *ep)
 	vnet_ep_set_state(ep, VNET_EP_UNLOADING, f);
 	spin_unlock(&nic->lock);
 
-	vnet_cache_detach(ep, f, false);
+	vnet_cache_detach(ep, f, NULL);
+	vnet_cache_delay(nic);
 
 	spin_lock(&nic->lock);
 	vnet_ep_set_state(ep, VNET_EP_NONRESIDENT, -1);
 	spin_unlock(&nic->lock);
+	/* Closing and the NIC's removal can both be here: wake the other. */
+	wake_up_all(&ep->state_wq);
 	wake_up_all(&nic->frame_wq);
 }
 

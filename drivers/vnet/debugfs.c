@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test and debugging knobs, as netdevsim has them: /sys/kernel/debug/vnet/
- * vnetN/.  page_delay_ms stretches every load and unload so tests can catch
- * an endpoint while it is moving; queues shows each endpoint's state and
- * queue indices as user space and the firmware see them, all taken in one
- * snapshot under nic->lock.
+ * vnetN/.  page_delay_ms stretches every load and unload (a closing
+ * endpoint's too) so tests can catch an endpoint while it is moving;
+ * queues shows each endpoint's state and queue indices as user space and
+ * the firmware see them, all taken in one snapshot under nic->lock.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
