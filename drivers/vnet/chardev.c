@@ -344,7 +344,11 @@ static long vnet_ioctl_route_list(void __user *arg)
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
-/* Changing the network itself needs CAP_NET_ADMIN. */
+/*
+ * Changing the network needs CAP_NET_ADMIN, and so does looking at its
+ * routes: the MAC addresses and NIC ids of the cluster are the map an
+ * attacker on the wire would need.
+ */
 static long vnet_ioctl_admin(unsigned int cmd, void __user *arg)
 {
 	u32 nic_id;
@@ -358,6 +362,8 @@ static long vnet_ioctl_admin(unsigned int cmd, void __user *arg)
 		if (copy_from_user(&nic_id, arg, sizeof(nic_id)))
 			return -EFAULT;
 		return vnet_nic_detach(nic_id);
+	case VNET_IOC_ROUTE_LIST:
+		return vnet_ioctl_route_list(arg);
 	}
 	return vnet_ioctl_route(cmd, arg);
 }
@@ -378,9 +384,8 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case VNET_IOC_DETACH:
 	case VNET_IOC_ROUTE_ADD:
 	case VNET_IOC_ROUTE_DEL:
-		return vnet_ioctl_admin(cmd, uarg);
 	case VNET_IOC_ROUTE_LIST:
-		return vnet_ioctl_route_list(uarg);
+		return vnet_ioctl_admin(cmd, uarg);
 	case VNET_IOC_SET_TAG:
 	case VNET_IOC_MAP:
 	case VNET_IOC_UNMAP:

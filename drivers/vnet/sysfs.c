@@ -220,21 +220,17 @@ static ssize_t ep_pid_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", to_vnet_ep(kobj)->pid);
 }
 
-static ssize_t ep_tag_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "0x%016llx\n",
-			  READ_ONCE(to_vnet_ep(kobj)->fw.tag));
-}
-
 static struct kobj_attribute vnet_ep_attr_state =
 	__ATTR(state, 0444, ep_state_show, NULL);
 static struct kobj_attribute vnet_ep_attr_frame =
 	__ATTR(frame, 0444, ep_frame_show, NULL);
+/*
+ * Who owns an endpoint is for the administrator alone: the tag is never
+ * here (only VNET_IOC_EP_STAT on the owner's file shows it), and the
+ * creator's pid tells others whom to aim at.
+ */
 static struct kobj_attribute vnet_ep_attr_pid =
-	__ATTR(pid, 0444, ep_pid_show, NULL);
-static struct kobj_attribute vnet_ep_attr_tag =
-	__ATTR(tag, 0444, ep_tag_show, NULL);
+	__ATTR(pid, 0400, ep_pid_show, NULL);
 
 /*
  * A u64 counter of struct vnet_ep.  Paging counters change under nic->lock,
@@ -273,7 +269,6 @@ static struct attribute *vnet_ep_attrs[] = {
 	&vnet_ep_attr_state.attr,
 	&vnet_ep_attr_frame.attr,
 	&vnet_ep_attr_pid.attr,
-	&vnet_ep_attr_tag.attr,
 	&vnet_ep_counters[0].attr.attr,
 	&vnet_ep_counters[1].attr.attr,
 	&vnet_ep_counters[2].attr.attr,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vnetctl attach / detach / route: putting NICs on Ethernet interfaces and
- * telling them where their peers are.  All but route list need
- * CAP_NET_ADMIN.
+ * telling them where their peers are.  All need CAP_NET_ADMIN, route list
+ * too: the routes are the cluster's map.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -153,7 +153,11 @@ static int route_list(int fd, uint32_t nic_id)
 	uint32_t i;
 
 	if (ioctl(fd, VNET_IOC_ROUTE_LIST, &req)) {
-		vnetctl_err(errno, "route list vnet%" PRIu32, nic_id);
+		if (errno == EPERM)
+			vnetctl_msg("route list vnet%" PRIu32
+				    ": needs CAP_NET_ADMIN", nic_id);
+		else
+			vnetctl_err(errno, "route list vnet%" PRIu32, nic_id);
 		return VNETCTL_EXIT_FAIL;
 	}
 	printf("%-8s %-8s %s\n", "NIC", "PEER", "MAC");

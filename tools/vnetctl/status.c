@@ -42,15 +42,15 @@ void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic)
 				vnetctl_stat_names[i], nic->stats[i],
 				i % 4 == 3 || i + 1 == VNETCTL_NR_STATS ? "\n" : "");
 	}
-	fprintf(f, "  %-9s %-11s %5s %7s %-18s %9s %9s %6s %6s %7s %7s\n",
-		"ID", "STATE", "FRAME", "PID", "TAG", "SENT", "RECV", "RET",
-		"REJ", "FAULTS", "EVICT");
+	fprintf(f, "  %-9s %-11s %5s %7s %9s %9s %6s %6s %7s %7s\n",
+		"ID", "STATE", "FRAME", "PID", "SENT", "RECV", "RET", "REJ",
+		"FAULTS", "EVICT");
 }
 
 void vnetctl_print_ep(FILE *f, const struct vnetctl_nic *nic,
 		      const struct vnetctl_ep *ep)
 {
-	char id[24], frame[16];
+	char id[24], frame[16], pid[16];
 
 	snprintf(id, sizeof(id), "%" PRIu32 ":%" PRIu32, nic->nic_id,
 		 ep->index);
@@ -58,11 +58,14 @@ void vnetctl_print_ep(FILE *f, const struct vnetctl_nic *nic,
 		snprintf(frame, sizeof(frame), "-");
 	else
 		snprintf(frame, sizeof(frame), "%" PRId32, ep->frame);
-	fprintf(f, "  %-9s %-11s %5s %7" PRId32 " 0x%016" PRIx64 " %9" PRIu64
-		" %9" PRIu64 " %6" PRIu64 " %6" PRIu64 " %7" PRIu64 " %7" PRIu64
-		"\n", id, ep->state, frame, ep->pid, ep->tag, ep->sent,
-		ep->received, ep->returned, ep->rejected, ep->faults,
-		ep->evictions);
+	if (ep->pid < 0)
+		snprintf(pid, sizeof(pid), "-");
+	else
+		snprintf(pid, sizeof(pid), "%" PRId32, ep->pid);
+	fprintf(f, "  %-9s %-11s %5s %7s %9" PRIu64 " %9" PRIu64 " %6" PRIu64
+		" %6" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n", id, ep->state,
+		frame, pid, ep->sent, ep->received, ep->returned, ep->rejected,
+		ep->faults, ep->evictions);
 }
 
 void vnetctl_print_nic(FILE *f, const struct vnetctl_nic *nic)
@@ -116,9 +119,8 @@ static void print_json(const struct vnetctl_nic *nics, size_t nr)
 			json_u64(&j, "index", ep->index);
 			json_str(&j, "state", ep->state);
 			json_s64(&j, "frame", ep->frame);
-			json_s64(&j, "pid", ep->pid);
-			snprintf(buf, sizeof(buf), "0x%016" PRIx64, ep->tag);
-			json_str(&j, "tag", buf);
+			if (ep->pid >= 0)
+				json_s64(&j, "pid", ep->pid);
 			json_u64(&j, "sent", ep->sent);
 			json_u64(&j, "received", ep->received);
 			json_u64(&j, "returned", ep->returned);

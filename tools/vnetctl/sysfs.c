@@ -25,7 +25,6 @@ enum attr_kind {
 	ATTR_U32,
 	ATTR_S32,
 	ATTR_U64,
-	ATTR_HEX64,
 	ATTR_STR,
 };
 
@@ -52,8 +51,6 @@ static const struct attr_desc ep_attrs[] = {
 	{ "state", ATTR_STR, offsetof(struct vnetctl_ep, state),
 	  sizeof(((struct vnetctl_ep *)0)->state) },
 	EP_ATTR(frame, ATTR_S32),
-	EP_ATTR(pid, ATTR_S32),
-	EP_ATTR(tag, ATTR_HEX64),
 	EP_ATTR(sent, ATTR_U64),
 	EP_ATTR(received, ATTR_U64),
 	EP_ATTR(returned, ATTR_U64),
@@ -126,7 +123,7 @@ static int parse_attr(const char *s, const struct attr_desc *d, void *obj)
 	}
 	if (*s == '-')
 		return -EINVAL;
-	u = strtoull(s, &end, d->kind == ATTR_HEX64 ? 16 : 10);
+	u = strtoull(s, &end, 10);
 	if (errno || *end)
 		return -EINVAL;
 	if (d->kind == ATTR_U32) {
@@ -189,6 +186,17 @@ static bool vanished(int err)
 	return err == -ENOENT || err == -ENODEV;
 }
 
+/* The creator's pid is for root only (0400): -1 for anyone else. */
+static void read_pid(int dirfd, struct vnetctl_ep *ep)
+{
+	static const struct attr_desc pid = EP_ATTR(pid, ATTR_S32);
+	char buf[32];
+
+	ep->pid = -1;
+	if (!read_file(dirfd, "pid", buf, sizeof(buf)))
+		parse_attr(buf, &pid, ep);
+}
+
 /* Endpoint @name of the directory @epsfd (path @epsdir) into @ep. */
 static int read_ep(int epsfd, const char *epsdir, const char *name,
 		   struct vnetctl_ep *ep)
@@ -209,6 +217,8 @@ static int read_ep(int epsfd, const char *epsdir, const char *name,
 	}
 	err = read_attrs(fd, dir, ep_attrs,
 			 ARRAY_SIZE(ep_attrs), ep);
+	if (!err)
+		read_pid(fd, ep);
 	close(fd);
 	return err;
 }

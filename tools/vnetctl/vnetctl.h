@@ -28,8 +28,7 @@ struct vnetctl_ep {
 	uint32_t index;
 	char state[16];
 	int32_t frame;			/* -1 when not resident */
-	int32_t pid;
-	uint64_t tag;
+	int32_t pid;			/* -1 unless we may read it (root) */
 	uint64_t sent;
 	uint64_t received;
 	uint64_t returned;

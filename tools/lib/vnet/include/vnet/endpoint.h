@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <linux/vnet.h>
@@ -83,6 +84,25 @@ static inline void vnet_endpoint_close(struct vnet_endpoint *ep)
 		munmap(ep->frame, ep->frame_size);
 	close(ep->fd);
 	ep->fd = -1;
+}
+
+/*
+ * A tag nobody can guess: 64 bits from getrandom(), never VNET_TAG_NONE or
+ * VNET_TAG_ANY.  Whoever learns it can send to the endpoint, so show it only
+ * to those who should.  0 or -errno.
+ */
+static inline int vnet_tag_random(uint64_t *tag)
+{
+	ssize_t n;
+
+	do {
+		n = getrandom(tag, sizeof(*tag), 0);
+		if (n < 0)
+			return -errno;
+		if (n != (ssize_t)sizeof(*tag))
+			return -EIO;
+	} while (*tag == VNET_TAG_NONE || *tag == VNET_TAG_ANY);
+	return 0;
 }
 
 static inline int vnet_endpoint_set_tag(struct vnet_endpoint *ep, uint64_t tag)
