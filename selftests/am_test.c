@@ -102,6 +102,10 @@ TEST(tags_and_translations)
 	EXPECT_EQ(AM_TAG, tag);
 	EXPECT_EQ(AM_ERR_BAD_ARG, AM_SetTag(NULL, AM_TAG));
 	EXPECT_EQ(AM_ERR_BAD_ARG, AM_GetTag(ep, NULL));
+	OK(AMVNET_RandomTag(&tag));		/* never a special tag */
+	EXPECT_NE(AM_NONE, tag);
+	EXPECT_NE(AM_ALL, tag);
+	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_RandomTag(NULL));
 
 	EXPECT_EQ(AM_ERR_BAD_ARG, AM_Map(ep, -1, name, AM_TAG));
 	EXPECT_EQ(AM_ERR_BAD_ARG, AM_Map(ep, AMVNET_MAX_TRANSLATIONS, name, AM_TAG));
@@ -601,19 +605,26 @@ TEST(stale_token)
 	OK(AM_Terminate());
 }
 
-/* The examples in tools/lib/vnet/examples/ run and succeed. */
-static int run_example(const char *args)
+/* The command line of an example in tools/lib/vnet/examples/. */
+static int example_cmd(char *cmd, size_t len, const char *args)
 {
-	char dir[4096], cmd[4200];
+	char dir[4096];
 	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 
 	if (n <= 0)
 		return -1;
 	dir[n] = '\0';
 	*strrchr(dir, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), "%s/../tools/lib/vnet/examples/%s",
-		 dir, args);
-	return system(cmd);
+	snprintf(cmd, len, "%s/../tools/lib/vnet/examples/%s", dir, args);
+	return 0;
+}
+
+/* The examples run and succeed. */
+static int run_example(const char *args)
+{
+	char cmd[4200];
+
+	return example_cmd(cmd, sizeof(cmd), args) ? -1 : system(cmd);
 }
 
 TEST(examples)
@@ -621,6 +632,32 @@ TEST(examples)
 	EXPECT_EQ(0, run_example("pingpong 200"));
 	EXPECT_EQ(0, run_example("pingpong -w 200"));
 	EXPECT_EQ(0, run_example("server 4 100"));
+}
+
+/*
+ * The README's two-node ping-pong, on one NIC: the server prints its name
+ * and its random tag, and the client needs both.
+ */
+TEST(example_pingpong_client_takes_the_tag)
+{
+	char path[4200], cmd[4300], line[256], tag[32], args[128];
+	unsigned int nic, ep;
+	FILE *server;
+
+	ASSERT_EQ(0, example_cmd(path, sizeof(path), "pingpong server 0"));
+	/* A server whose client never comes must not outlive the test. */
+	snprintf(cmd, sizeof(cmd), "timeout 20 %s", path);
+	server = popen(cmd, "r");
+	ASSERT_NE(NULL, server);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), server));
+	ASSERT_EQ(3, sscanf(line, "pingpong: serving at %u:%u, tag %31s",
+			    &nic, &ep, tag)) {
+		TH_LOG("server said: %s", line);
+	}
+	snprintf(args, sizeof(args), "pingpong client 0 %u:%u %s 100", nic, ep,
+		 tag);
+	EXPECT_EQ(0, run_example(args));
+	EXPECT_EQ(0, pclose(server));	/* the client's STOP ends it */
 }
 
 TEST_HARNESS_MAIN

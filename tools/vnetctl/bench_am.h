@@ -14,7 +14,6 @@
 
 #include <vnet/am.h>
 
-#define AMB_TAG			0x616d62656e6368ULL	/* "ambench" */
 #define AMB_H_REQUEST		1
 #define AMB_H_REPLY		2
 #define AMB_H_STOP		3	/* wakes a server thread to end it */

@@ -28,7 +28,6 @@
 #define BENCH_H_REQUEST		1
 #define BENCH_H_REPLY		2
 #define BENCH_NARGS		2	/* sender's index, sequence number */
-#define BENCH_TAG_BASE		0x766e657462000000ULL	/* "vnetb" */
 #define BENCH_MAX_REPORTS	5	/* errors described one by one */
 #define BENCH_DUMP_EPS		64	/* endpoints listed by the watchdog */
 
@@ -404,8 +403,9 @@ static int bench_setup(struct bench *b)
 			b->nr = i;	/* what to close */
 			return err;
 		}
-		b->eps[i].tag = BENCH_TAG_BASE + i;
-		err = vnet_endpoint_set_tag(&b->eps[i].ep, b->eps[i].tag);
+		err = vnet_tag_random(&b->eps[i].tag);
+		if (!err)
+			err = vnet_endpoint_set_tag(&b->eps[i].ep, b->eps[i].tag);
 		if (err) {
 			vnetctl_err(err, "set tag of endpoint %" PRIu32 ":%" PRIu32,
 				    b->eps[i].ep.name.nic, b->eps[i].ep.name.ep);

@@ -41,6 +41,7 @@ struct load_server {
 	eb_t eb;
 	ep_t ep;
 	en_t name;
+	tag_t tag;
 	pthread_t tid;
 	bool running;
 	bool stopped;			/* by its own thread, in load_stop */
@@ -155,7 +156,9 @@ static int load_setup(unsigned int clients, unsigned int servers)
 
 		e = load_endpoint(&s->eb, &s->ep, &s->name);
 		if (!e)
-			e = AM_SetTag(s->ep, AMB_TAG);
+			e = AMVNET_RandomTag(&s->tag);
+		if (!e)
+			e = AM_SetTag(s->ep, s->tag);
 		if (!e)
 			e = AM_SetHandler(s->ep, AMB_H_REQUEST, load_request);
 		if (!e)
@@ -166,7 +169,8 @@ static int load_setup(unsigned int clients, unsigned int servers)
 
 		e = load_endpoint(&c->eb, &c->ep, &name);
 		if (!e)
-			e = AM_Map(c->ep, 0, ld.sv[i % servers].name, AMB_TAG);
+			e = AM_Map(c->ep, 0, ld.sv[i % servers].name,
+				   ld.sv[i % servers].tag);
 		if (!e)
 			e = AM_SetExpectedResources(c->ep, 1, ld.o->credits);
 		if (!e)

@@ -38,6 +38,7 @@ static struct {
 	eb_t ceb, seb;
 	ep_t c, s;
 	en_t cname, sname;
+	tag_t tag;			/* the server's */
 	int replies;			/* the client's; only its thread writes */
 	int stop;
 	pthread_t server;
@@ -95,9 +96,11 @@ static int logp_setup(void)
 		e = AMVNET_AllocateEndpointOnNIC(lp.seb, lp.o->nic_id, &lp.s,
 						 &lp.sname);
 	if (!e)
-		e = AM_SetTag(lp.s, AMB_TAG);
+		e = AMVNET_RandomTag(&lp.tag);
 	if (!e)
-		e = AM_Map(lp.c, 0, lp.sname, AMB_TAG);
+		e = AM_SetTag(lp.s, lp.tag);
+	if (!e)
+		e = AM_Map(lp.c, 0, lp.sname, lp.tag);
 	if (!e)
 		e = AM_SetExpectedResources(lp.c, 1, lp.o->credits);
 	if (!e)

@@ -29,7 +29,6 @@
 #include "vnetctl.h"
 #include "bench.h"
 
-#define WIRE_TAG		0x766e657477000000ULL	/* "vnetw" */
 #define WIRE_H_REQUEST		1
 #define WIRE_H_REPLY		2
 #define WIRE_WARMUP		50	/* round trips before pingpong measures */
@@ -674,6 +673,7 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 	struct wire_opts o;
 	struct wire w = { .o = &o };
 	uint32_t max, k, n = 0;
+	uint64_t tag;
 	FILE *csv = NULL;
 	int err, ret;
 
@@ -712,9 +712,11 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 		vnetctl_err(err, "endpoint on vnet%" PRIu32, o.to);
 		goto out_cli;
 	}
-	err = vnet_endpoint_set_tag(&w.srv, WIRE_TAG);
+	err = vnet_tag_random(&tag);
 	if (!err)
-		err = vnet_endpoint_map(&w.cli, 0, w.srv.name, WIRE_TAG);
+		err = vnet_endpoint_set_tag(&w.srv, tag);
+	if (!err)
+		err = vnet_endpoint_map(&w.cli, 0, w.srv.name, tag);
 	if (err) {
 		vnetctl_err(err, "endpoint tag and translation");
 		goto out;

@@ -345,6 +345,12 @@ int AM_GetTag(ep_t ea, tag_t *tag)
 	return AM_OK;
 }
 
+int AMVNET_RandomTag(tag_t *tag)
+{
+	AMV_CHECK(!tag, BAD_ARG);
+	return vnet_tag_random(tag) ? AM_ERR_RESOURCE : AM_OK;
+}
+
 static int amv_map_locked(struct amvnet_ep *ep, int index, en_t name,
 			  tag_t tag)
 {

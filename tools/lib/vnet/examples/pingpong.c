@@ -7,9 +7,14 @@
  *
  *   pingpong [-w] [ROUNDS]                 both ends here, on NIC 0
  *   pingpong server NIC                    serve on NIC until a client stops it
- *   pingpong client NIC PEER_NIC:PEER_EP [-w] [ROUNDS]
+ *   pingpong client NIC PEER_NIC:PEER_EP TAG [-w] [ROUNDS]
  *                                          ping a server, maybe on another node
+ *
+ * The server's tag is random and only the server's user sees it (on
+ * stdout); that user hands it to the client, which is how the client gets
+ * the right to send to the server.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +26,6 @@
 #define PING		1
 #define PONG		2
 #define STOP		3
-#define TAG		0x70696e67ULL	/* "ping" */
 
 static volatile int pongs, stopped;
 
@@ -77,13 +81,14 @@ static double now(void)
 		}							\
 	} while (0)
 
-static int server_setup(uint32_t nic, eb_t *seb, en_t *sname)
+static int server_setup(uint32_t nic, eb_t *seb, en_t *sname, tag_t *tag)
 {
 	ep_t sep;
 
 	CHECK(AM_AllocateBundle(AM_SEQ, seb));
 	CHECK(AMVNET_AllocateEndpointOnNIC(*seb, nic, &sep, sname));
-	CHECK(AM_SetTag(sep, TAG));
+	CHECK(AMVNET_RandomTag(tag));
+	CHECK(AM_SetTag(sep, *tag));
 	CHECK(AM_SetHandler(sep, PING, ping));
 	CHECK(AM_SetHandler(sep, STOP, stop));
 	return 0;
@@ -93,19 +98,22 @@ static int server_setup(uint32_t nic, eb_t *seb, en_t *sname)
 static int server_main(uint32_t nic)
 {
 	en_t sname;
+	tag_t tag;
 	eb_t seb;
 
 	CHECK(AM_Init());
-	if (server_setup(nic, &seb, &sname))
+	if (server_setup(nic, &seb, &sname, &tag))
 		return 1;
-	printf("pingpong: serving at %u:%u\n", sname.nic, sname.ep);
+	printf("pingpong: serving at %u:%u, tag 0x%016" PRIx64 "\n", sname.nic,
+	       sname.ep, tag);
 	fflush(stdout);
 	serve(seb);
 	CHECK(AM_Terminate());
 	return 0;
 }
 
-static int client_run(uint32_t nic, en_t sname, int wait, int rounds)
+static int client_run(uint32_t nic, en_t sname, tag_t tag, int wait,
+		      int rounds)
 {
 	double t0, t1;
 	en_t cname;
@@ -115,9 +123,9 @@ static int client_run(uint32_t nic, en_t sname, int wait, int rounds)
 
 	CHECK(AM_AllocateBundle(AM_SEQ, &ceb));
 	CHECK(AMVNET_AllocateEndpointOnNIC(ceb, nic, &cep, &cname));
-	CHECK(AM_SetTag(cep, TAG));
+	/* Replies need no tag: the client keeps AM_NONE and takes no requests. */
 	CHECK(AM_SetHandler(cep, PONG, pong));
-	CHECK(AM_Map(cep, 0, sname, TAG));
+	CHECK(AM_Map(cep, 0, sname, tag));
 	AM_SetEventMask(ceb, AM_NOTEMPTY);
 
 	t0 = now();
@@ -138,20 +146,28 @@ int main(int argc, char **argv)
 {
 	pthread_t server;
 	en_t sname;
+	tag_t tag;
 	eb_t seb;
 	int wait, rounds, err;
+	char *end;
 
 	if (argc == 3 && !strcmp(argv[1], "server"))
 		return server_main(strtoul(argv[2], NULL, 0));
-	if (argc >= 4 && !strcmp(argv[1], "client")) {
+	if (argc >= 5 && !strcmp(argv[1], "client")) {
 		if (sscanf(argv[3], "%u:%u", &sname.nic, &sname.ep) != 2) {
 			fprintf(stderr, "pingpong: PEER is NIC:EP\n");
 			return 2;
 		}
-		wait = argc > 4 && !strcmp(argv[4], "-w");
-		rounds = argc > 4 + wait ? atoi(argv[4 + wait]) : 1000;
+		tag = strtoull(argv[4], &end, 0);
+		if (!*argv[4] || *end) {
+			fprintf(stderr, "pingpong: TAG is the number the server printed\n");
+			return 2;
+		}
+		wait = argc > 5 && !strcmp(argv[5], "-w");
+		rounds = argc > 5 + wait ? atoi(argv[5 + wait]) : 1000;
 		CHECK(AM_Init());
-		err = client_run(strtoul(argv[2], NULL, 0), sname, wait, rounds);
+		err = client_run(strtoul(argv[2], NULL, 0), sname, tag, wait,
+				 rounds);
 		CHECK(AM_Terminate());
 		return err;
 	}
@@ -159,11 +175,11 @@ int main(int argc, char **argv)
 	wait = argc > 1 && !strcmp(argv[1], "-w");
 	rounds = argc > 1 + wait ? atoi(argv[1 + wait]) : 1000;
 	CHECK(AM_Init());
-	if (server_setup(0, &seb, &sname))
+	if (server_setup(0, &seb, &sname, &tag))
 		return 1;
 	if (pthread_create(&server, NULL, serve, seb))
 		return 1;
-	err = client_run(0, sname, wait, rounds);
+	err = client_run(0, sname, tag, wait, rounds);
 	pthread_join(server, NULL);
 	CHECK(AM_Terminate());
 	return err;

@@ -22,12 +22,12 @@
 #define SUM		1	/* server: checksum a medium payload */
 #define STOP		2	/* server: end the thread */
 #define ANSWER		3	/* client: the checksum */
-#define TAG		0x73657276ULL	/* "serv" */
 
 struct server {
 	eb_t eb;
 	ep_t ep;
 	en_t name;
+	tag_t tag;			/* its client's right to send to it */
 	int stop;
 	long served;
 	pthread_t tid;
@@ -149,7 +149,8 @@ int main(int argc, char **argv)
 
 		CHECK(AM_AllocateBundle(AM_SEQ, &s->eb));
 		CHECK(AM_AllocateEndpoint(s->eb, &s->ep, &s->name));
-		CHECK(AM_SetTag(s->ep, TAG));
+		CHECK(AMVNET_RandomTag(&s->tag));
+		CHECK(AM_SetTag(s->ep, s->tag));
 		CHECK(AM_SetHandler(s->ep, SUM, sum_handler));
 		CHECK(AM_SetHandler(s->ep, STOP, stop_handler));
 
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
 		CHECK(AM_AllocateBundle(AM_SEQ, &c->eb));
 		CHECK(AM_AllocateEndpoint(c->eb, &c->ep, &c->name));
 		/* Client i's virtual network: itself and server endpoint i. */
-		CHECK(AM_Map(c->ep, 0, s->name, TAG));
+		CHECK(AM_Map(c->ep, 0, s->name, s->tag));
 		CHECK(AM_SetHandler(c->ep, ANSWER, answer_handler));
 	}
 	for (i = 0; i < n; i++)

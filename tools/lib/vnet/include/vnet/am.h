@@ -191,6 +191,12 @@ int AM_SetSeg(ep_t ea, void *addr, uintptr_t nbytes);
 int AM_GetSeg(ep_t ea, void **addr, uintptr_t *nbytes);
 int AM_SetTag(ep_t ea, tag_t tag);
 int AM_GetTag(ep_t ea, tag_t *tag);
+/*
+ * A tag nobody can guess, from getrandom(): never AM_NONE or AM_ALL.  The
+ * tag is what keeps other users' processes out of an endpoint; tell it
+ * only to the processes that should reach it.
+ */
+int AMVNET_RandomTag(tag_t *tag);
 
 /* Translation table, AMVNET_MAX_TRANSLATIONS entries */
 int AM_Map(ep_t ea, int index, en_t name, tag_t tag);
