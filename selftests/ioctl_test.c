@@ -425,6 +425,87 @@ TEST(too_many_endpoints)
 		vnet_endpoint_close(&eps[i]);
 }
 
+/*
+ * Every writable parameter refuses a value outside its range with EINVAL
+ * from the write, and keeps the value it had.
+ */
+FIXTURE(param) {
+	char path[128];
+	long long old;
+};
+
+FIXTURE_VARIANT(param) {
+	const char *name;
+	const char *bad[3];
+	const char *good;
+};
+
+FIXTURE_VARIANT_ADD(param, max_endpoints) {
+	.name = "max_endpoints", .bad = { "0", "1048577", "-1" },
+	.good = "1048576",
+};
+FIXTURE_VARIANT_ADD(param, poll_us) {
+	.name = "poll_us", .bad = { "10001", "4294967295", "x" }, .good = "0",
+};
+FIXTURE_VARIANT_ADD(param, min_resident_us) {
+	.name = "min_resident_us", .bad = { "1000001", "4294967295", "20x" },
+	.good = "0",
+};
+FIXTURE_VARIANT_ADD(param, retrans_ms) {
+	.name = "retrans_ms", .bad = { "0", "10001", "4294967295" },
+	.good = "10000",
+};
+FIXTURE_VARIANT_ADD(param, max_retries) {
+	.name = "max_retries", .bad = { "0", "65536", "4294967295" },
+	.good = "65535",
+};
+
+FIXTURE_SETUP(param)
+{
+	snprintf(self->path, sizeof(self->path),
+		 "/sys/module/vnet/parameters/%s", variant->name);
+	self->old = vnet_read_ll(self->path);
+	ASSERT_LE(0, self->old);
+}
+
+FIXTURE_TEARDOWN(param)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", self->old);
+	EXPECT_EQ(0, vnet_write_str(self->path, buf));
+}
+
+/* write(2) the value in one go: -errno, or 0. */
+static int write_param(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+TEST_F(param, out_of_range_refused)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(variant->bad); i++) {
+		EXPECT_EQ(-EINVAL, write_param(self->path, variant->bad[i])) {
+			TH_LOG("%s=\"%s\"", variant->name, variant->bad[i]);
+		}
+		EXPECT_EQ(self->old, vnet_read_ll(self->path));
+	}
+	/* The bounds themselves are in range. */
+	EXPECT_EQ(0, write_param(self->path, variant->good));
+	EXPECT_EQ(strtoll(variant->good, NULL, 0), vnet_read_ll(self->path));
+}
+
 FIXTURE(returned) {
 	struct vnet_endpoint src, dst;
 };

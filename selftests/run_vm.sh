@@ -91,6 +91,12 @@ echo "# VmallocUsed - KernelStack before load $vmalloc_before kB, after unload $
 [ $((vmalloc_after - vmalloc_before)) -lt 1024 ]
 check $? no_vmalloc_leak
 
+# Loading checks the same ranges as writing: a value out of range fails.
+! insmod "$ko" max_retries=65536 2>/dev/null &&
+	! insmod "$ko" poll_us=10001 2>/dev/null &&
+	! insmod "$ko" frames=65 2>/dev/null && [ ! -e /sys/class/vnet ]
+check $? load_refuses_out_of_range
+
 # ifnames= attaches at load; rmmod with an attached NIC takes it away.
 ip link add vnl0 type veth peer name vnl1 && ip link set vnl0 up &&
 	insmod "$ko" ifnames=vnl0:7,nosuchif0 &&

@@ -17,20 +17,70 @@
 
 #include "vnet.h"
 
+/*
+ * A parameter and its valid range.  The range is checked when the module
+ * is loaded and on every write to /sys/module/vnet/parameters/ alike: a
+ * value outside it fails with -EINVAL and the old value stays.
+ */
+struct vnet_uint_param {
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+};
+
+static int vnet_param_set_uint(const char *val, const struct kernel_param *kp)
+{
+	const struct vnet_uint_param *p = kp->arg;
+	unsigned int n;
+	int err;
+
+	if (!val)
+		return -EINVAL;
+	err = kstrtouint(val, 0, &n);
+	if (err)
+		return err;
+	if (n < p->min || n > p->max)
+		return -EINVAL;
+	WRITE_ONCE(*p->val, n);
+	return 0;
+}
+
+static int vnet_param_get_uint(char *buf, const struct kernel_param *kp)
+{
+	const struct vnet_uint_param *p = kp->arg;
+
+	return scnprintf(buf, PAGE_SIZE, "%u\n", READ_ONCE(*p->val));
+}
+
+static const struct kernel_param_ops vnet_uint_param_ops = {
+	.set = vnet_param_set_uint,
+	.get = vnet_param_get_uint,
+};
+
+#define VNET_PARAM_UINT(name, var, lo, hi, perm)			\
+	static struct vnet_uint_param vnet_param_##name = {		\
+		.val = &(var), .min = (lo), .max = (hi),		\
+	};								\
+	module_param_cb(name, &vnet_uint_param_ops, &vnet_param_##name,	\
+			perm)
+
 unsigned int vnet_frames = 8;
-module_param_named(frames, vnet_frames, uint, 0444);
+/* Delivery needs sender and receiver on the card at once. */
+VNET_PARAM_UINT(frames, vnet_frames, 2, VNET_MAX_FRAMES, 0444);
 MODULE_PARM_DESC(frames, "Endpoint frames of card memory per NIC (2-64, default 8)");
 
 unsigned int vnet_max_endpoints = 1024;
-module_param_named(max_endpoints, vnet_max_endpoints, uint, 0644);
-MODULE_PARM_DESC(max_endpoints, "Endpoints per NIC (default 1024)");
+/* No more than 2^20 endpoints exist at once: their mmap offsets run out. */
+VNET_PARAM_UINT(max_endpoints, vnet_max_endpoints, 1, 1u << 20, 0644);
+MODULE_PARM_DESC(max_endpoints, "Endpoints per NIC (1-1048576, default 1024)");
 
 unsigned int vnet_poll_us = 50;
-module_param_named(poll_us, vnet_poll_us, uint, 0644);
-MODULE_PARM_DESC(poll_us, "Microseconds the firmware keeps polling after its queues run dry (default 50)");
+/* Longer is a firmware thread spinning on an idle card. */
+VNET_PARAM_UINT(poll_us, vnet_poll_us, 0, 10000, 0644);
+MODULE_PARM_DESC(poll_us, "Microseconds the firmware keeps polling after its queues run dry (0-10000, default 50)");
 
 unsigned int vnet_sched_k = 8;
-module_param_named(sched_k, vnet_sched_k, uint, 0444);
+VNET_PARAM_UINT(sched_k, vnet_sched_k, 0, 12, 0444);
 MODULE_PARM_DESC(sched_k, "The firmware makes 2^k send attempts per endpoint visit (0-12, default 8)");
 
 /* The layout user space compiled against is the layout we use. */
@@ -62,24 +112,27 @@ static void __init vnet_check_abi(void)
 }
 
 unsigned int vnet_min_resident_us = 2000;
-module_param_named(min_resident_us, vnet_min_resident_us, uint, 0644);
-MODULE_PARM_DESC(min_resident_us, "A loaded endpoint is not evicted sooner than this unless served and idle (default 2000)");
+/* A second is long enough for an endpoint to keep others off its frame. */
+VNET_PARAM_UINT(min_resident_us, vnet_min_resident_us, 0, USEC_PER_SEC, 0644);
+MODULE_PARM_DESC(min_resident_us, "A loaded endpoint is not evicted sooner than this unless served and idle (0-1000000, default 2000)");
 
 unsigned int vnet_channels = 4;
-module_param_named(channels, vnet_channels, uint, 0444);
+VNET_PARAM_UINT(channels, vnet_channels, 1, 64, 0444);
 MODULE_PARM_DESC(channels, "Logical channels per destination NIC (1-64, default 4)");
 
 unsigned int vnet_max_peers = 64;
-module_param_named(max_peers, vnet_max_peers, uint, 0444);
+VNET_PARAM_UINT(max_peers, vnet_max_peers, 1, VNET_FW_MAX_PEERS, 0444);
 MODULE_PARM_DESC(max_peers, "Routes per NIC (1-4096, default 64)");
 
 unsigned int vnet_retrans_ms = 20;
-module_param_named(retrans_ms, vnet_retrans_ms, uint, 0644);
-MODULE_PARM_DESC(retrans_ms, "Retransmission timer quantum in ms, for NICs attached after a change (default 20)");
+/* 0 would retransmit every firmware round. */
+VNET_PARAM_UINT(retrans_ms, vnet_retrans_ms, 1, 10000, 0644);
+MODULE_PARM_DESC(retrans_ms, "Retransmission timer quantum in ms, for NICs attached after a change (1-10000, default 20)");
 
 unsigned int vnet_max_retries = 255;
-module_param_named(max_retries, vnet_max_retries, uint, 0644);
-MODULE_PARM_DESC(max_retries, "Transmissions without an ACK or NACK before a message is returned unreachable, for NICs attached after a change (default 255)");
+/* The firmware counts transmissions in a u16. */
+VNET_PARAM_UINT(max_retries, vnet_max_retries, 1, U16_MAX, 0644);
+MODULE_PARM_DESC(max_retries, "Transmissions without an ACK or NACK before a message is returned unreachable, for NICs attached after a change (1-65535, default 255)");
 
 unsigned int vnet_pool_buffers = 256;
 module_param_named(pool_buffers, vnet_pool_buffers, uint, 0444);
@@ -127,37 +180,12 @@ static void __init vnet_attach_ifnames(void)
 	kfree(list);
 }
 
-static int __init vnet_check_params(void)
-{
-	/* Delivery needs sender and receiver on the card at once. */
-	if (vnet_frames < 2 || vnet_frames > VNET_MAX_FRAMES) {
-		pr_err("vnet: frames=%u out of range 2-%u\n", vnet_frames,
-		       VNET_MAX_FRAMES);
-		return -EINVAL;
-	}
-	if (vnet_sched_k > 12) {
-		pr_err("vnet: sched_k=%u out of range 0-12\n", vnet_sched_k);
-		return -EINVAL;
-	}
-	if (!vnet_channels || vnet_channels > 64 || !vnet_max_peers ||
-	    vnet_max_peers > VNET_FW_MAX_PEERS || !vnet_retrans_ms ||
-	    !vnet_max_retries || vnet_max_retries > 65535) {
-		pr_err("vnet: channels, max_peers, retrans_ms or max_retries out of range\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int __init vnet_init(void)
 {
 	struct vnet_nic *nic;
 	int err;
 
 	vnet_check_abi();
-
-	err = vnet_check_params();
-	if (err)
-		return err;
 	vnet_fw_crc32c_init();
 
 	err = vnet_sysfs_init();
