@@ -2,7 +2,9 @@
 /*
  * Protection between users: two unprivileged users share /dev/vnet (mode
  * 0666) and NIC 0.  One cannot learn the other's tag from anything it may
- * read, nor reach the other's endpoint without it.
+ * read, nor reach the other's endpoint without it, nor take every endpoint
+ * (max_endpoints_per_user); and what an endpoint costs the kernel is
+ * charged to its creator's memory cgroup.
  */
 #define _GNU_SOURCE		/* setresuid(), memmem() */
 #include <dirent.h>
@@ -13,6 +15,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -24,6 +27,8 @@
 
 #define UID_A		61001	/* owns the endpoint */
 #define UID_B		61002	/* tries to reach it */
+#define UID_C		61003	/* runs into its limit */
+#define UID_D		61004	/* is not held back by C's */
 #define SCAN_DEPTH	8
 #define SCAN_FILE_MAX	(1 << 20)
 
@@ -382,6 +387,314 @@ TEST_F_TIMEOUT(users, tag_is_secret_and_unreachable, 180)
 	close(b2a[1]);
 	EXPECT_EQ(0, exit_code(b));
 	EXPECT_EQ(0, exit_code(a));
+}
+
+/* One byte through a pipe, to take turns between processes. */
+static int signal_peer(int fd)
+{
+	return write(fd, "", 1) == 1 ? 0 : -1;
+}
+
+static int await_peer(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+#define PER_USER	3
+#define QUOTA_NIC	71
+
+/*
+ * max_endpoints_per_user set to PER_USER, and a second NIC on a veth pair,
+ * since the limit holds for all NICs together.
+ */
+FIXTURE(quota) {
+	const char *skip;		/* why, if the test cannot run */
+	long long old;
+	bool attached;
+};
+
+#define PER_USER_PARAM	"/sys/module/vnet/parameters/max_endpoints_per_user"
+
+FIXTURE_SETUP(quota)
+{
+	struct vnet_attach att = { .ifname = "vqt0", .nic_id = QUOTA_NIC };
+	char buf[16];
+	int fd;
+
+	/* A SKIP here would not keep the test from running. */
+	if (getuid()) {
+		self->skip = "needs root to become other users";
+		return;
+	}
+	self->old = vnet_read_ll(PER_USER_PARAM);
+	ASSERT_LT(0, self->old);
+	snprintf(buf, sizeof(buf), "%d", PER_USER);
+	ASSERT_EQ(0, vnet_write_str(PER_USER_PARAM, buf));
+	ASSERT_EQ(0, system("ip link add vqt0 type veth peer name vqt1 && "
+			    "ip link set vqt0 up"));
+	fd = open(VNET_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, VNET_IOC_ATTACH, &att));
+	self->attached = !ioctl(fd, VNET_IOC_NIC_INFO,
+				&(struct vnet_nic_info){ .index = 1 });
+	close(fd);
+	ASSERT_TRUE(self->attached);
+}
+
+FIXTURE_TEARDOWN(quota)
+{
+	uint32_t id = QUOTA_NIC;
+	char buf[32];
+	int fd;
+
+	if (self->attached) {
+		fd = open(VNET_DEVICE_PATH, O_RDWR);
+		EXPECT_EQ(0, ioctl(fd, VNET_IOC_DETACH, &id));
+		close(fd);
+	}
+	EXPECT_EQ(0, system("ip link del vqt0 2>/dev/null || true"));
+	if (self->old > 0) {
+		snprintf(buf, sizeof(buf), "%lld", self->old);
+		EXPECT_EQ(0, vnet_write_str(PER_USER_PARAM, buf));
+	}
+}
+
+enum quota_failure {
+	QUOTA_SETUP = 30,
+	QUOTA_BELOW_LIMIT_REFUSED,
+	QUOTA_NOT_ENFORCED,
+	QUOTA_NOT_GIVEN_BACK,
+};
+
+/*
+ * As @uid: fill the limit on both NICs and be refused on either.  With a
+ * parent to wait for (@to_parent >= 0), then close one and get one again.
+ */
+static int fill_quota(uid_t uid, int to_parent, int from_parent)
+{
+	static const uint32_t nics[PER_USER] = { 0, QUOTA_NIC, 0 };
+	struct vnet_endpoint eps[PER_USER], extra;
+	int i;
+
+	if (become(uid))
+		return QUOTA_SETUP;
+	for (i = 0; i < PER_USER; i++)
+		if (vnet_endpoint_open(&eps[i], nics[i]))
+			return QUOTA_BELOW_LIMIT_REFUSED;
+	if (vnet_endpoint_open(&extra, 0) != -EDQUOT ||
+	    vnet_endpoint_open(&extra, QUOTA_NIC) != -EDQUOT)
+		return QUOTA_NOT_ENFORCED;
+	if (to_parent < 0)
+		return 0;
+	/* Hold them while the other user creates its own. */
+	if (signal_peer(to_parent) || await_peer(from_parent))
+		return QUOTA_SETUP;
+	vnet_endpoint_close(&eps[1]);
+	if (vnet_endpoint_open(&eps[1], 0))
+		return QUOTA_NOT_GIVEN_BACK;
+	return 0;
+}
+
+TEST_F(quota, per_user_limit)
+{
+	int up[2], down[2];
+	pid_t c, d;
+
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	c = fork();
+	ASSERT_LE(0, c);
+	if (!c) {
+		close(up[0]);
+		close(down[1]);
+		_exit(fill_quota(UID_C, up[1], down[0]));
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(0, await_peer(up[0]));
+
+	/* C is at its limit; D has a limit of its own. */
+	d = fork();
+	ASSERT_LE(0, d);
+	if (!d)
+		_exit(fill_quota(UID_D, -1, -1));
+	EXPECT_EQ(0, exit_code(d));
+
+	EXPECT_EQ(0, signal_peer(down[1]));
+	EXPECT_EQ(0, exit_code(c));
+	close(up[0]);
+	close(down[1]);
+}
+
+/* Enough that the frame images alone outweigh the charge batch below. */
+#define MEMCG_EPS	32
+/*
+ * memory.current moves in batches: a charge takes up to 64 pages at once
+ * (MEMCG_CHARGE_BATCH) and keeps the rest for the next ones.
+ */
+#define MEMCG_SLACK	(64LL * 4096)
+#define MEMCG_DIR	"vnet_user_test"
+
+/* The cgroup v2 hierarchy with the memory controller, mounted if need be. */
+#define CG_ROOT_MAX	200
+#define CG_PATH_MAX	256
+
+static int memcg_root(char root[CG_ROOT_MAX], const char **why)
+{
+	char dev[64], dir[CG_ROOT_MAX], type[32], line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%63s %199s %31s", dev, dir, type) == 3 &&
+			!strcmp(type, "cgroup2");
+	if (f)
+		fclose(f);
+	if (!found) {
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup");
+		if (mount("none", dir, "cgroup2", 0, NULL)) {
+			*why = "cannot mount cgroup2 on /sys/fs/cgroup";
+			return -1;
+		}
+	}
+	strcpy(root, dir);
+	snprintf(line, sizeof(line), "%s/cgroup.controllers", root);
+	f = fopen(line, "r");
+	found = f && fgets(line, sizeof(line), f) && strstr(line, "memory");
+	if (f)
+		fclose(f);
+	if (!found) {
+		*why = "no memory controller in cgroup v2";
+		return -1;
+	}
+	snprintf(line, sizeof(line), "%s/cgroup.subtree_control", root);
+	vnet_write_str(line, "+memory");
+	return 0;
+}
+
+/* "@key N" of the cgroup's memory.stat, or memory.current for NULL. */
+static long long memcg_read(const char *cg, const char *key)
+{
+	char path[CG_PATH_MAX + 32], line[256];
+	long long val = -1;
+	size_t len;
+	FILE *f;
+
+	if (!key) {
+		snprintf(path, sizeof(path), "%s/memory.current", cg);
+		return vnet_read_ll(path);
+	}
+	len = strlen(key);
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ' ')
+			val = strtoll(line + len + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return val;
+}
+
+/* In cgroup @cg: open MEMCG_EPS endpoints, then close them, on cue. */
+static int memcg_child(const char *cg, int to_parent, int from_parent)
+{
+	struct vnet_endpoint eps[MEMCG_EPS];
+	char path[CG_PATH_MAX + 32];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	if (vnet_write_str(path, "0") || signal_peer(to_parent) ||
+	    await_peer(from_parent))
+		return 1;
+	for (i = 0; i < MEMCG_EPS; i++)
+		if (vnet_endpoint_open(&eps[i], 0))
+			return 2;
+	if (signal_peer(to_parent) || await_peer(from_parent))
+		return 1;
+	for (i = 0; i < MEMCG_EPS; i++)
+		vnet_endpoint_close(&eps[i]);
+	if (signal_peer(to_parent) || await_peer(from_parent))
+		return 1;
+	return 0;
+}
+
+FIXTURE(memcg) {
+	const char *skip;		/* why, if the test cannot run */
+	char cg[CG_PATH_MAX];
+};
+
+FIXTURE_SETUP(memcg)
+{
+	char root[CG_ROOT_MAX];
+
+	self->cg[0] = 0;
+	/* A SKIP here would not keep the test from running. */
+	if (memcg_root(root, &self->skip))
+		return;
+	snprintf(self->cg, sizeof(self->cg), "%s/" MEMCG_DIR, root);
+	rmdir(self->cg);
+	ASSERT_EQ(0, mkdir(self->cg, 0755));
+}
+
+FIXTURE_TEARDOWN(memcg)
+{
+	if (self->cg[0])
+		rmdir(self->cg);
+}
+
+/*
+ * The staging area and the frame image, at least, of every endpoint: the
+ * staging area is also in memory.stat's vmalloc.
+ */
+TEST_F(memcg, endpoint_memory_is_charged)
+{
+	const long long per_ep = VNET_STAGING_SIZE + VNET_FRAME_SIZE;
+	long long cur0, vm0, cur1, vm1, cur2, vm2;
+	int up[2], down[2];
+	pid_t pid;
+
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(up[0]);
+		close(down[1]);
+		_exit(memcg_child(self->cg, up[1], down[0]));
+	}
+	/* A child that fails early is seen as the end of the pipe. */
+	close(up[1]);
+	close(down[0]);
+
+	ASSERT_EQ(0, await_peer(up[0]));
+	cur0 = memcg_read(self->cg, NULL);
+	vm0 = memcg_read(self->cg, "vmalloc");
+	ASSERT_EQ(0, signal_peer(down[1]));
+	ASSERT_EQ(0, await_peer(up[0]));
+	cur1 = memcg_read(self->cg, NULL);
+	vm1 = memcg_read(self->cg, "vmalloc");
+	ASSERT_EQ(0, signal_peer(down[1]));
+	ASSERT_EQ(0, await_peer(up[0]));
+	cur2 = memcg_read(self->cg, NULL);
+	vm2 = memcg_read(self->cg, "vmalloc");
+	ASSERT_EQ(0, signal_peer(down[1]));
+	EXPECT_EQ(0, exit_code(pid));
+
+	TH_LOG("memory.current %lld -> %lld -> %lld, vmalloc %lld -> %lld -> %lld",
+	       cur0, cur1, cur2, vm0, vm1, vm2);
+	ASSERT_LE(0, cur0);
+	ASSERT_LE(0, vm0);
+	EXPECT_LE(MEMCG_EPS * per_ep - MEMCG_SLACK, cur1 - cur0);
+	EXPECT_LE(MEMCG_EPS * (long long)VNET_STAGING_SIZE, vm1 - vm0);
+	/* Closing gives it back. */
+	EXPECT_GT(MEMCG_EPS * per_ep / 2, cur2 - cur0);
+	EXPECT_GT(MEMCG_EPS * (long long)VNET_STAGING_SIZE / 2, vm2 - vm0);
 }
 
 TEST_HARNESS_MAIN

@@ -103,6 +103,27 @@ static const struct vm_operations_struct vnet_frame_vm_ops = {
 	.fault = vnet_frame_fault,
 };
 
+/*
+ * The staging area is vmalloc'd with __GFP_ACCOUNT, which vmalloc_user()
+ * cannot do, so remap_vmalloc_range() (which wants VM_USERMAP) refuses it.
+ * What VM_USERMAP vouches for holds: the area is zeroed when allocated and
+ * is whole pages (vnet_check_abi()).
+ */
+static int vnet_mmap_staging(struct vm_area_struct *vma, void *staging)
+{
+	unsigned long off;
+	int err;
+
+	for (off = 0; off < VNET_STAGING_SIZE; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(staging + off));
+		if (err)
+			return err;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return 0;
+}
+
 static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct vnet_ep *ep = file->private_data;
@@ -126,7 +147,7 @@ static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
 		return 0;
 	}
 	if (off == ep->staging_off && len == VNET_STAGING_SIZE)
-		return remap_vmalloc_range(vma, ep->staging, 0);
+		return vnet_mmap_staging(vma, ep->staging);
 	return -EINVAL;
 }
 

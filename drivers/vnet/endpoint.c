@@ -26,6 +26,7 @@ void vnet_ep_release(struct kobject *kobj)
 	ida_free(&vnet_ep_uids, ep->uid);
 	vfree(ep->staging);
 	kvfree(ep->image);
+	vnet_quota_uncharge(ep->user);
 	kvfree(ep);
 	vnet_nic_put(nic);
 }
@@ -33,6 +34,7 @@ void vnet_ep_release(struct kobject *kobj)
 struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
 			       struct address_space *mapping)
 {
+	struct vnet_user *user;
 	struct vnet_name name;
 	struct vnet_ep *ep;
 	u32 index;
@@ -42,11 +44,18 @@ struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
 		atomic_dec(&nic->nr_eps);
 		return ERR_PTR(-ENOSPC);
 	}
-
-	err = -ENOMEM;
-	ep = kvzalloc(sizeof(*ep), GFP_KERNEL);
-	if (!ep)
+	user = vnet_quota_charge();
+	if (IS_ERR(user)) {
+		err = PTR_ERR(user);
 		goto err_count;
+	}
+
+	/* The endpoint's memory is charged to its creator's memory cgroup. */
+	err = -ENOMEM;
+	ep = kvzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+	if (!ep)
+		goto err_quota;
+	ep->user = user;
 	ep->nic = nic;
 	ep->mapping = mapping;
 	err = ida_alloc_max(&vnet_ep_uids, VNET_MAX_UID, GFP_KERNEL);
@@ -55,8 +64,9 @@ struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
 	ep->uid = err;
 
 	err = -ENOMEM;
-	ep->image = kvzalloc(VNET_FRAME_SIZE, GFP_KERNEL);
-	ep->staging = vmalloc_user(VNET_STAGING_SIZE);
+	ep->image = kvzalloc(VNET_FRAME_SIZE, GFP_KERNEL_ACCOUNT);
+	ep->staging = __vmalloc(VNET_STAGING_SIZE,
+				GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!ep->image || !ep->staging)
 		goto err_mem;
 
@@ -100,6 +110,8 @@ err_mem:
 	ida_free(&vnet_ep_uids, ep->uid);
 err_ep:
 	kvfree(ep);
+err_quota:
+	vnet_quota_uncharge(user);
 err_count:
 	atomic_dec(&nic->nr_eps);
 	return ERR_PTR(err);

@@ -74,6 +74,11 @@ unsigned int vnet_max_endpoints = 1024;
 VNET_PARAM_UINT(max_endpoints, vnet_max_endpoints, 1, 1u << 20, 0644);
 MODULE_PARM_DESC(max_endpoints, "Endpoints per NIC (1-1048576, default 1024)");
 
+unsigned int vnet_max_endpoints_per_user = 256;
+VNET_PARAM_UINT(max_endpoints_per_user, vnet_max_endpoints_per_user, 1,
+		1u << 20, 0644);
+MODULE_PARM_DESC(max_endpoints_per_user, "Endpoints per user (real uid) on all NICs together (1-1048576, default 256)");
+
 unsigned int vnet_poll_us = 50;
 /* Longer is a firmware thread spinning on an idle card. */
 VNET_PARAM_UINT(poll_us, vnet_poll_us, 0, 10000, 0644);

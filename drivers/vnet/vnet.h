@@ -29,6 +29,7 @@
 
 extern unsigned int vnet_frames;
 extern unsigned int vnet_max_endpoints;
+extern unsigned int vnet_max_endpoints_per_user;
 extern unsigned int vnet_poll_us;
 extern unsigned int vnet_sched_k;
 extern unsigned int vnet_min_resident_us;
@@ -40,6 +41,7 @@ extern unsigned int vnet_pool_buffers;
 extern unsigned short vnet_ethertype;
 
 struct vnet_nic;
+struct vnet_user;
 
 /* A NIC's Ethernet side: the interface and the packet handler on it. */
 struct vnet_link {
@@ -133,6 +135,7 @@ struct vnet_ep {
 	u64 frame_off;
 	u64 staging_off;
 	pid_t pid;
+	struct vnet_user *user;		/* charged for this endpoint */
 
 	enum vnet_ep_state state;	/* nic->lock */
 	int frame;			/* nic->lock; -1 unless in a frame */
@@ -144,7 +147,7 @@ struct vnet_ep {
 	wait_queue_head_t state_wq;
 
 	void *image;			/* host copy of the frame */
-	void *staging;			/* VNET_STAGING_SIZE, vmalloc_user */
+	void *staging;			/* VNET_STAGING_SIZE, vmalloc'd */
 	struct address_space *mapping;
 	/* Read around installing a frame pte, written around zapping them. */
 	struct rw_semaphore map_sem;
@@ -222,6 +225,10 @@ int vnet_ep_set_tag(struct vnet_ep *ep, u64 tag);
 int vnet_ep_map(struct vnet_ep *ep, u32 slot, struct vnet_name name, u64 tag);
 int vnet_ep_unmap(struct vnet_ep *ep, u32 slot);
 bool vnet_ep_readable(struct vnet_ep *ep);
+
+/* quota.c */
+struct vnet_user *vnet_quota_charge(void);
+void vnet_quota_uncharge(struct vnet_user *user);
 
 /* segment.c */
 int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len);
