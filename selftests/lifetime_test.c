@@ -158,7 +158,7 @@ TEST(file_outlives_a_sleeping_fault)
 	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
 	fclose(f);
 	/* Every frame will hold a newcomer that keeps it this long. */
-	ASSERT_EQ(0, vnet_write_str(MIN_RESIDENT, "2000000"));
+	ASSERT_EQ(0, vnet_write_str(MIN_RESIDENT, "1000000"));
 	ASSERT_EQ(0, pipe(pipefd));
 
 	pid = fork();
