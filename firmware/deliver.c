@@ -179,20 +179,22 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 }
 
 /*
- * A reply that came back for a fault of its own (too big, outside the
- * requester's segment, malformed) has not answered its request: let the
- * replier use the token again, for a corrected reply or a bare credit.
+ * A reply that spent token @serial came back for a fault of its own (too
+ * big, outside the requester's segment): it has not answered its request,
+ * so the replier may use the token again, for a corrected reply or a bare
+ * credit.  Only the reply that spent a token gives it back -- the caller
+ * knows it did -- never one that merely quotes it: a spent token quoted by
+ * a malformed reply would otherwise come back to life, and with it a
+ * second answer to the same request.
  */
-static void vnet_fw_token_revive(struct vnet_fw_ep *src,
-				 const struct vnet_desc *out)
+void vnet_fw_token_revive(struct vnet_fw_ep *src, u32 serial,
+			  enum vnet_return_reason reason)
 {
-	struct vnet_fw_token *t = &src->token[out->token % VNET_FW_TOKENS];
+	struct vnet_fw_token *t = &src->token[serial % VNET_FW_TOKENS];
 
-	if (!(out->flags & VNET_DESC_REPLY) || t->serial != out->token)
-		return;
-	if (out->status == VNET_RET_BAD_SEGMENT ||
-	    out->status == VNET_RET_TOO_LARGE ||
-	    out->status == VNET_RET_BAD_DESC)
+	if (t->serial != serial)
+		return;		/* its slot went to a newer request */
+	if (reason == VNET_RET_BAD_SEGMENT || reason == VNET_RET_TOO_LARGE)
 		t->valid = true;
 }
 
@@ -234,7 +236,6 @@ enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
 	fw_memcpy(vnet_fw_recv_slot(src, frame, rq), &out, sizeof(out));
 	vnet_fw_recv_publish(src, frame, rq);
 	vnet_fw_recv_announce(nic, src, frame, rq);
-	vnet_fw_token_revive(src, &out);
 
 	src->stats.returned++;
 	if (reason == VNET_RET_BAD_DESC)
@@ -263,7 +264,7 @@ static void vnet_fw_fill_desc(struct vnet_desc *out, const struct vnet_desc *d,
 	fw_memcpy(out->args, d->args, nargs * sizeof(out->args[0]));
 }
 
-static enum vnet_return_reason
+static struct vnet_fw_outcome
 vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 		      unsigned int q, const struct vnet_desc *msg,
 		      const u8 *payload)
@@ -276,17 +277,17 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 
 	reason = vnet_fw_find_dest(nic, msg->peer.ep, rq, msg, &dst);
 	if (reason)
-		return reason;
+		return vnet_fw_outcome(VNET_FW_REFUSED, reason);
 
 	/* The receiver sees where the message came from, not where it went. */
 	in.peer = src->name;
 	in.slot = 0;
 	in.token = 0;
 	if (vnet_fw_accept(nic, dst, rq, &in, payload) != VNET_FW_ACCEPTED)
-		return VNET_FW_HELD;
+		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 	src->stats.sent++;
 	src->served = true;
-	return VNET_RET_NONE;
+	return vnet_fw_outcome(VNET_FW_MOVED, 0);
 }
 
 /*
@@ -300,8 +301,8 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 {
 	u32 sidx = src->send_cons[q] & VNET_QUEUE_MASK;
 	const u8 *payload = src->staging + VNET_STAGING_SLOT(q, sidx);
-	enum vnet_return_reason reason;
-	enum vnet_fw_verdict verdict;
+	struct vnet_fw_outcome out = { VNET_FW_REFUSED, VNET_RET_NONE };
+	enum vnet_fw_verdict verdict = VNET_FW_DONE;
 	struct vnet_fw_route rt = {};
 	struct vnet_desc d, msg;
 
@@ -312,31 +313,32 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 	/* A sender waiting on its destination is busy, not idle. */
 	src->referenced = true;
 
-	reason = vnet_fw_check_desc(&d, q);
-	if (!reason)
-		reason = q == VNET_Q_REQ_SEND ?
-			 vnet_fw_route_request(src, &d, &rt) :
-			 vnet_fw_route_reply(src, &d, &rt);
-	if (!reason) {
+	out.reason = vnet_fw_check_desc(&d, q);
+	if (!out.reason)
+		out.reason = q == VNET_Q_REQ_SEND ?
+			     vnet_fw_route_request(src, &d, &rt) :
+			     vnet_fw_route_reply(src, &d, &rt);
+	if (!out.reason) {
 		msg.peer = rt.dest;
 		msg.tag = rt.tag;
 		if (rt.dest.nic == nic->nic_id)
-			reason = vnet_fw_deliver_local(nic, src, q, &msg,
-						       payload);
+			out = vnet_fw_deliver_local(nic, src, q, &msg, payload);
 		else
-			reason = vnet_fw_send_remote(nic, src, &msg, q,
-						     payload);
-		if (reason == VNET_FW_HELD)
+			out = vnet_fw_send_remote(nic, src, &msg, q, payload);
+		if (out.fate == VNET_FW_WAITS)
 			return VNET_FW_HOLD;
 	}
 
-	if (rt.token)
+	if (out.fate == VNET_FW_REFUSED)
+		verdict = vnet_fw_give_back(nic, src, frame, &msg, out.reason,
+					    payload);
+	if (verdict == VNET_FW_HOLD)
+		return verdict;	/* nowhere to return it yet: try again */
+	if (rt.token) {
 		rt.token->valid = false;
-	verdict = reason ? vnet_fw_give_back(nic, src, frame, &msg, reason,
-					     payload) : VNET_FW_DONE;
-	if (verdict == VNET_FW_DONE)
-		vnet_fw_send_consume(src, frame, q);
-	else if (rt.token)
-		rt.token->valid = true;	/* held: the reply is still to go */
+		if (out.fate == VNET_FW_REFUSED)
+			vnet_fw_token_revive(src, rt.token->serial, out.reason);
+	}
+	vnet_fw_send_consume(src, frame, q);
 	return verdict;
 }

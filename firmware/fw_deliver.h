@@ -17,8 +17,29 @@ enum vnet_fw_accept {
 	VNET_FW_AWAY,		/* not resident, or being moved */
 };
 
-/* Not a reason: the message stays at the head of its queue for now. */
-#define VNET_FW_HELD		VNET_RET_NR
+/*
+ * What became of a message the firmware tried to move: never a return
+ * reason by itself, so one cannot be mistaken for the other.
+ */
+enum vnet_fw_fate {
+	VNET_FW_MOVED,		/* delivered, or handed to the transport */
+	VNET_FW_WAITS,		/* its destination cannot take it yet */
+	VNET_FW_REFUSED,	/* back to its sender, for .reason */
+};
+
+struct vnet_fw_outcome {
+	enum vnet_fw_fate fate;
+	/* REFUSED: enum vnet_return_reason; WAITS: enum vnet_nack_reason */
+	u8 reason;
+};
+
+static inline struct vnet_fw_outcome vnet_fw_outcome(enum vnet_fw_fate fate,
+						     u8 reason)
+{
+	struct vnet_fw_outcome o = { fate, reason };
+
+	return o;
+}
 
 struct vnet_fw_route {
 	struct vnet_name dest;
@@ -48,10 +69,13 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 				       struct vnet_frame *frame,
 				       unsigned int q);
 
+void vnet_fw_token_revive(struct vnet_fw_ep *src, u32 serial,
+			  enum vnet_return_reason reason);
+
 /* transport.c */
-enum vnet_return_reason vnet_fw_send_remote(struct vnet_fw_nic *nic,
-					    struct vnet_fw_ep *src,
-					    const struct vnet_desc *msg,
-					    unsigned int q, const u8 *payload);
+struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
+					   struct vnet_fw_ep *src,
+					   const struct vnet_desc *msg,
+					   unsigned int q, const u8 *payload);
 
 #endif /* _VNET_FW_DELIVER_H */

@@ -8,7 +8,8 @@
 void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		      u8 type, u8 channel, u32 seq, u32 stamp, u8 status);
 void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
-		    u32 seq, u8 status);
+		    u32 seq, u32 stamp, u8 status);
+void vnet_fw_peer_fail(struct vnet_fw_nic *nic, struct vnet_fw_peer *p);
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		     u32 seq, u32 stamp, u8 reason);
 

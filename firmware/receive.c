@@ -4,13 +4,20 @@
  * DATA packet into its destination endpoint and answer it, or pass an ACK
  * or NACK to the send side.
  *
+ * A packet counts only if it comes from the Ethernet address routed for
+ * the NIC it claims to be from.
+ *
  * Per (peer, channel) the receiver expects one sequence number.  That one
  * is new: it is delivered and ACKed, or NACKed if the endpoint cannot take
  * it now (the sender retransmits), or handed back with an ACK carrying the
  * reason.  The one before it is a retransmission whose ACK was lost: it is
  * ACKed again with the same status and not delivered twice.  Anything else
- * is stale and dropped.  A new boot id, or a SYNC packet ahead of what we
- * expect, restarts the channel at the packet's sequence number.
+ * is stale and dropped.  A channel restarts at a packet's sequence number
+ * only when the packet says so (SYNC): from a new incarnation of the
+ * sender's route to us (its boot, or a route it added again, each with
+ * random initial sequence numbers), or ahead of what we expect.  A packet
+ * that does not say so is never taken as a new start, so a retransmission
+ * can never be delivered twice into a channel that lost its state.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -35,6 +42,8 @@ static bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
 {
 	unsigned int i;
 
+	if (w->__reserved0 || w->__reserved1)
+		return false;
 	fw_memset(m, 0, sizeof(*m));
 	m->handler = w->handler;
 	m->nargs = w->nargs;
@@ -51,32 +60,28 @@ static bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
 	return vnet_fw_check_msg(m->flags, m->nargs, m->len) == VNET_RET_NONE;
 }
 
-/*
- * Deliver a new DATA packet.  Returns the ACK status (VNET_RET_NONE or a
- * return reason), or VNET_RET_NR + 1 + a NACK reason.
- */
-#define VNET_FW_NACK(reason)	(VNET_RET_NR + 1 + (reason))
-
-static u32 vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
-			      const struct vnet_wire_msg *w,
-			      const struct vnet_desc *m, const u8 *payload)
+/* Deliver a new DATA packet: delivered, refused with a reason, or NACKed. */
+static struct vnet_fw_outcome vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
+						 const struct vnet_wire_msg *w,
+						 const struct vnet_desc *m,
+						 const u8 *payload)
 {
 	unsigned int rq = w->queue == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 							VNET_Q_REP_RECV;
+	enum vnet_return_reason reason;
 	struct vnet_fw_ep *dst;
-	u32 reason;
 
 	reason = vnet_fw_find_dest(nic, fw_be32_to_cpu(w->dst_ep), rq, m, &dst);
 	if (reason)
-		return reason;
+		return vnet_fw_outcome(VNET_FW_REFUSED, reason);
 
 	switch (vnet_fw_accept(nic, dst, rq, m, payload)) {
 	case VNET_FW_ACCEPTED:
-		return VNET_RET_NONE;
+		return vnet_fw_outcome(VNET_FW_MOVED, VNET_RET_NONE);
 	case VNET_FW_FULL:
-		return VNET_FW_NACK(VNET_NACK_QUEUE_FULL);
+		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_QUEUE_FULL);
 	default:
-		return VNET_FW_NACK(VNET_NACK_NOT_RESIDENT);
+		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_NOT_RESIDENT);
 	}
 }
 
@@ -85,10 +90,10 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 {
 	const struct vnet_wire_msg *w = (const void *)(h + 1);
 	u32 seq = fw_be32_to_cpu(h->seq), stamp = fw_be32_to_cpu(h->stamp);
-	u32 boot = fw_be32_to_cpu(h->boot_id);
+	u32 incarnation = fw_be32_to_cpu(h->incarnation);
 	struct vnet_fw_recv_chan *rc = &p->rx[h->channel];
+	struct vnet_fw_outcome out;
 	struct vnet_desc m;
-	u32 status;
 
 	if (!vnet_fw_get_msg(w, p->nic_id, &m)) {
 		nic->stats.bad_frames++;
@@ -96,11 +101,17 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	}
 	nic->stats.rx_data++;
 
-	if (!rc->valid || rc->boot_id != boot ||
-	    ((h->flags & VNET_WIRE_SYNC) && (s32)(seq - rc->expected) > 0)) {
+	if ((h->flags & VNET_WIRE_SYNC) &&
+	    (!rc->valid || rc->incarnation != incarnation ||
+	     (s32)(seq - rc->expected) > 0)) {
 		rc->valid = true;
-		rc->boot_id = boot;
+		rc->incarnation = incarnation;
 		rc->expected = seq;
+	}
+	if (!rc->valid || rc->incarnation != incarnation) {
+		/* Not a start, and nothing to continue: stale. */
+		nic->stats.duplicates++;
+		return;
 	}
 	if (seq == rc->expected - 1) {
 		nic->stats.duplicates++;
@@ -113,15 +124,16 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		return;
 	}
 
-	status = vnet_fw_rx_deliver(nic, w, &m, pkt + VNET_WIRE_DATA_LEN);
-	if (status > VNET_RET_NR) {
+	out = vnet_fw_rx_deliver(nic, w, &m, pkt + VNET_WIRE_DATA_LEN);
+	if (out.fate == VNET_FW_WAITS) {
 		vnet_fw_xmit_ack(nic, p, VNET_WIRE_NACK, h->channel, seq, stamp,
-				 status - VNET_FW_NACK(0));
+				 out.reason);
 		return;
 	}
 	rc->expected = seq + 1;
-	rc->last_status = status;
-	vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel, seq, stamp, status);
+	rc->last_status = out.reason;
+	vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel, seq, stamp,
+			 out.reason);
 }
 
 /*
@@ -149,7 +161,7 @@ static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
 }
 
 void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
-		     u64 now)
+		     const u8 *src_mac, u64 now)
 {
 	const struct vnet_wire_hdr *h = data;
 	const struct vnet_wire_ack *ack = (const void *)(h + 1);
@@ -174,6 +186,10 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 		return;
 	}
 	p = &nic->peers[src];
+	if (fw_memcmp(p->mac, src_mac, sizeof(p->mac))) {
+		nic->stats.bad_source++;
+		return;
+	}
 
 	switch (h->type) {
 	case VNET_WIRE_DATA:
@@ -182,7 +198,8 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 	default:
 		if (h->type == VNET_WIRE_ACK)
 			vnet_fw_rx_ack(nic, p, h->channel,
-				       fw_be32_to_cpu(h->seq), ack->status);
+				       fw_be32_to_cpu(h->seq),
+				       fw_be32_to_cpu(h->stamp), ack->status);
 		else
 			vnet_fw_rx_nack(nic, p, h->channel,
 					fw_be32_to_cpu(h->seq),

@@ -4,18 +4,36 @@
  * several independent logical channels per destination NIC, stop-and-wait
  * on each, sequence numbers and stamps, ACK/NACK, retransmission on a coarse
  * timer and return to sender after max_retries transmissions with no word
- * from the receiver.
+ * from the receiver, or after busy_timeout of being refused.
+ *
+ * A send channel's life, changed only by vnet_fw_chan_set_state():
+ *
+ *   FREE      -> INFLIGHT    a message takes it
+ *   INFLIGHT  -> FREE        ACKed as delivered
+ *   INFLIGHT  -> RETURNING   ACKed with a reason; NACKed for busy_timeout;
+ *                            max_retries transmissions with no answer; its
+ *                            route or link went away
+ *   RETURNING -> FREE        written back to its sender, or the sender
+ *                            closed
  *
  * The send table is peers x channels.  Each peer counts its busy channels
  * and sits on the nic->active list while it has any, so a timer scan costs
  * work in proportion to the destinations with packets in flight.
  *
+ * No destination endpoint holds more than half of a peer's channels, and
+ * one that refuses a message (NACK) gets no new channel until it takes
+ * it: a receiver that never drains holds a few channels to its NIC, and
+ * every other endpoint there keeps the rest.  Its senders' messages wait
+ * in their send queues, which stops only them.
+ *
  * The flush rule lives here too: a channel counts as unresolved for its
  * sender while its latest transmission has neither an ACK nor a NACK.  The
  * host evicts an endpoint only once its count is zero.  An ACK or NACK is
- * matched on (peer, channel, sequence number), and a NACK counts only if it
- * echoes the stamp of the latest transmission, so a late or duplicate one
- * never changes a channel that has moved on.
+ * matched on (peer, channel, sequence number) and must echo the stamp of
+ * one of this message's transmissions; a NACK resolves the message only if
+ * it echoes the latest, so a late, duplicate or forged one never changes a
+ * channel that has moved on.  Whatever a peer sends, a message is resolved
+ * within max(busy_timeout, max_retries quanta).
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -56,16 +74,44 @@ static void vnet_fw_peer_idle(struct vnet_fw_nic *nic, struct vnet_fw_peer *p)
 	nic->peers[last].active_pos = p->active_pos;
 }
 
-static void vnet_fw_chan_free(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			      struct vnet_fw_send_chan *ch)
+static bool vnet_fw_chan_change_ok(u8 from, u8 to)
 {
-	vnet_fw_chan_count(nic, ch, false);
-	if (ch->payload)
-		nic->pool[nic->pool_free++] = ch->payload;
-	ch->payload = NULL;
-	ch->src = NULL;
-	ch->state = VNET_CHAN_FREE;
-	vnet_fw_peer_idle(nic, p);
+	switch (from) {
+	case VNET_CHAN_FREE:
+		return to == VNET_CHAN_INFLIGHT;
+	case VNET_CHAN_INFLIGHT:
+		return to == VNET_CHAN_FREE || to == VNET_CHAN_RETURNING;
+	case VNET_CHAN_RETURNING:
+		return to == VNET_CHAN_FREE;
+	}
+	return false;
+}
+
+/* The one place a channel changes state; see the table at the top. */
+static void vnet_fw_chan_set_state(struct vnet_fw_nic *nic,
+				   struct vnet_fw_peer *p,
+				   struct vnet_fw_send_chan *ch, u8 to)
+{
+	if (fw_warn_on(!vnet_fw_chan_change_ok(ch->state, to)))
+		return;
+	switch (to) {
+	case VNET_CHAN_INFLIGHT:
+		vnet_fw_peer_busy(nic, p);
+		break;
+	case VNET_CHAN_RETURNING:
+		/* No longer on the wire: it holds up no flush. */
+		vnet_fw_chan_count(nic, ch, false);
+		break;
+	case VNET_CHAN_FREE:
+		vnet_fw_chan_count(nic, ch, false);
+		if (ch->payload)
+			nic->pool[nic->pool_free++] = ch->payload;
+		ch->payload = NULL;
+		ch->src = NULL;
+		vnet_fw_peer_idle(nic, p);
+		break;
+	}
+	ch->state = to;
 }
 
 static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
@@ -88,16 +134,16 @@ static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
 }
 
 static void vnet_fw_put_hdr(struct vnet_fw_nic *nic, struct vnet_wire_hdr *h,
-			    u32 peer_nic, u8 type, u8 channel, u8 flags,
-			    u32 seq, u32 stamp)
+			    const struct vnet_fw_peer *p, u8 type, u8 channel,
+			    u8 flags, u32 seq, u32 stamp)
 {
 	h->version = VNET_WIRE_VERSION;
 	h->type = type;
 	h->channel = channel;
 	h->flags = flags;
 	h->src_nic = fw_cpu_to_be16(nic->nic_id);
-	h->dst_nic = fw_cpu_to_be16(peer_nic);
-	h->boot_id = fw_cpu_to_be32(nic->boot_id);
+	h->dst_nic = fw_cpu_to_be16(p->nic_id);
+	h->incarnation = fw_cpu_to_be32(p->incarnation);
 	h->seq = fw_cpu_to_be32(seq);
 	h->stamp = fw_cpu_to_be32(stamp);
 	h->csum = 0;
@@ -115,11 +161,12 @@ static void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	u32 crc;
 
 	ch->stamp = ++nic->stamp;
+	ch->sent_at = nic->now;
 	ch->due = nic->now + nic->quantum;
 	ch->nacked = false;
 	vnet_fw_chan_count(nic, ch, true);
 
-	vnet_fw_put_hdr(nic, &pkt.hdr, p->nic_id, VNET_WIRE_DATA, c,
+	vnet_fw_put_hdr(nic, &pkt.hdr, p, VNET_WIRE_DATA, c,
 			ch->sync ? VNET_WIRE_SYNC : 0, ch->seq, ch->stamp);
 	vnet_fw_put_msg(&pkt.msg, &ch->msg, ch->src_ep, ch->queue);
 	crc = vnet_crc32c(0, &pkt, sizeof(pkt));
@@ -137,7 +184,7 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		struct vnet_wire_ack ack;
 	} pkt;
 
-	vnet_fw_put_hdr(nic, &pkt.hdr, p->nic_id, type, channel, 0, seq, stamp);
+	vnet_fw_put_hdr(nic, &pkt.hdr, p, type, channel, 0, seq, stamp);
 	fw_memset(&pkt.ack, 0, sizeof(pkt.ack));
 	pkt.ack.status = status;
 	pkt.hdr.csum = fw_cpu_to_be32(vnet_crc32c(0, &pkt, sizeof(pkt)));
@@ -149,14 +196,36 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 }
 
 /*
- * Put @msg from @src's send queue @q on a free channel to its NIC.  Returns
- * VNET_RET_NONE once sent, VNET_FW_HELD when every channel (or payload
- * buffer) is busy, or the reason to give it back.
+ * May a message to endpoint @ep of peer @p take one more channel?  Not past
+ * half the channels (rounded up), and not while that endpoint refuses what
+ * it already has.
  */
-enum vnet_return_reason vnet_fw_send_remote(struct vnet_fw_nic *nic,
-					    struct vnet_fw_ep *src,
-					    const struct vnet_desc *msg,
-					    unsigned int q, const u8 *payload)
+static bool vnet_fw_dest_may_send(const struct vnet_fw_nic *nic,
+				  const struct vnet_fw_peer *p, u32 ep)
+{
+	u32 c, used = 0;
+
+	for (c = 0; c < nic->nchannels; c++) {
+		const struct vnet_fw_send_chan *ch = &p->tx[c];
+
+		if (ch->state != VNET_CHAN_INFLIGHT || ch->msg.peer.ep != ep)
+			continue;
+		if (ch->refused)
+			return false;
+		used++;
+	}
+	return used < (nic->nchannels + 1) / 2;
+}
+
+/*
+ * Put @msg from @src's send queue @q on a free channel to its NIC: it is
+ * then MOVED; it WAITS when no channel (or payload buffer) may be had; it
+ * is REFUSED when its NIC has no route or its payload does not fit.
+ */
+struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
+					   struct vnet_fw_ep *src,
+					   const struct vnet_desc *msg,
+					   unsigned int q, const u8 *payload)
 {
 	u32 slot = msg->peer.nic < 65536 ? nic->peer_of[msg->peer.nic] :
 					   VNET_FW_NO_PEER;
@@ -165,9 +234,9 @@ enum vnet_return_reason vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	u32 c;
 
 	if (slot == VNET_FW_NO_PEER)
-		return VNET_RET_UNREACHABLE;
+		return vnet_fw_outcome(VNET_FW_REFUSED, VNET_RET_UNREACHABLE);
 	if (VNET_WIRE_DATA_LEN + msg->len > nic->mtu)
-		return VNET_RET_TOO_LARGE;
+		return vnet_fw_outcome(VNET_FW_REFUSED, VNET_RET_TOO_LARGE);
 	p = &nic->peers[slot];
 	for (c = 0; c < nic->nchannels; c++) {
 		if (p->tx[c].state == VNET_CHAN_FREE) {
@@ -175,8 +244,9 @@ enum vnet_return_reason vnet_fw_send_remote(struct vnet_fw_nic *nic,
 			break;
 		}
 	}
-	if (!ch || (msg->len && !nic->pool_free))
-		return VNET_FW_HELD;
+	if (!ch || (msg->len && !nic->pool_free) ||
+	    !vnet_fw_dest_may_send(nic, p, msg->peer.ep))
+		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 
 	ch->msg = *msg;
 	ch->payload = NULL;
@@ -189,20 +259,22 @@ enum vnet_return_reason vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->queue = q;
 	ch->seq++;
 	ch->retries = 0;
+	ch->refused = false;
 	ch->counted = false;
-	ch->state = VNET_CHAN_INFLIGHT;
-	vnet_fw_peer_busy(nic, p);
+	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_INFLIGHT);
 	vnet_fw_xmit_data(nic, p, c);
+	ch->first_stamp = ch->stamp;
 	nic->stats.tx_data++;
 	src->stats.sent++;
-	return VNET_RET_NONE;
+	return vnet_fw_outcome(VNET_FW_MOVED, 0);
 }
 
 /*
  * Write a message the receiver (or the timer) handed back into its
  * sender's reply receive queue.  It waits on the channel while the sender
  * is off the card or its queue is full; it no longer waits on the wire, so
- * it does not hold up a flush.
+ * it does not hold up a flush.  A reply handed back for a fault of its own
+ * gives back the token it spent.
  */
 static void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			       struct vnet_fw_send_chan *ch)
@@ -211,7 +283,7 @@ static void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	struct vnet_frame *frame;
 
 	if (!src) {
-		vnet_fw_chan_free(nic, p, ch);
+		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 		return;
 	}
 	frame = fw_read_once(src->frame);
@@ -222,33 +294,56 @@ static void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	if (vnet_fw_give_back(nic, src, frame, &ch->msg, ch->reason,
 			      ch->payload) == VNET_FW_HOLD)
 		return;
+	if (ch->queue == VNET_Q_REP_SEND)
+		vnet_fw_token_revive(src, ch->msg.token, ch->reason);
 	nic->stats.returned[ch->reason]++;
-	vnet_fw_chan_free(nic, p, ch);
+	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 }
 
 static void vnet_fw_start_return(struct vnet_fw_nic *nic,
 				 struct vnet_fw_peer *p,
 				 struct vnet_fw_send_chan *ch, u8 reason)
 {
-	vnet_fw_chan_count(nic, ch, false);
-	ch->state = VNET_CHAN_RETURNING;
+	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_RETURNING);
 	ch->reason = reason;
 	vnet_fw_try_return(nic, p, ch);
 }
 
-void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
-		    u32 seq, u8 status)
+/* Is @stamp one of the transmissions of the message on @ch? */
+static bool vnet_fw_stamp_is_ours(const struct vnet_fw_send_chan *ch,
+				  u32 stamp)
+{
+	return (s32)(stamp - ch->first_stamp) >= 0 &&
+	       (s32)(ch->stamp - stamp) >= 0;
+}
+
+/* An ACK or NACK for the message on channel @c, or a stale one? */
+static struct vnet_fw_send_chan *vnet_fw_answered(struct vnet_fw_nic *nic,
+						  struct vnet_fw_peer *p,
+						  u32 c, u32 seq, u32 stamp)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 
-	nic->stats.rx_ack++;
-	if (ch->state != VNET_CHAN_INFLIGHT || ch->seq != seq) {
+	if (ch->state != VNET_CHAN_INFLIGHT || ch->seq != seq ||
+	    !vnet_fw_stamp_is_ours(ch, stamp)) {
 		nic->stats.stale_acks++;
-		return;
+		return NULL;
 	}
+	return ch;
+}
+
+void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
+		    u32 seq, u32 stamp, u8 status)
+{
+	struct vnet_fw_send_chan *ch;
+
+	nic->stats.rx_ack++;
+	ch = vnet_fw_answered(nic, p, c, seq, stamp);
+	if (!ch)
+		return;
 	ch->sync = false;
 	if (status == VNET_RET_NONE || status >= VNET_RET_NR)
-		vnet_fw_chan_free(nic, p, ch);
+		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 	else
 		vnet_fw_start_return(nic, p, ch, status);
 }
@@ -256,17 +351,21 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		     u32 seq, u32 stamp, u8 reason)
 {
-	struct vnet_fw_send_chan *ch = &p->tx[c];
+	struct vnet_fw_send_chan *ch;
 
 	if (reason < VNET_NACK_NR)
 		nic->stats.rx_nack[reason]++;
-	if (ch->state != VNET_CHAN_INFLIGHT || ch->seq != seq) {
-		nic->stats.stale_acks++;
+	ch = vnet_fw_answered(nic, p, c, seq, stamp);
+	if (!ch)
 		return;
+	/* The busy clock starts once, at the first refusal, whatever follows. */
+	if (!ch->refused) {
+		ch->refused = true;
+		ch->refused_at = nic->now;
 	}
-	/* Any word from the receiver means it is alive: no "unreachable". */
-	ch->retries = 0;
 	if (stamp == ch->stamp) {
+		/* The receiver answered the latest transmission: alive. */
+		ch->retries = 0;
 		ch->nacked = true;
 		vnet_fw_chan_count(nic, ch, false);
 		return;
@@ -275,10 +374,12 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	 * The answer to an older transmission: the round trip is longer than
 	 * a quantum, and retransmitting now would only make this one stale
 	 * too, so no NACK would ever be the latest.  Give the latest
-	 * transmission time to be answered.
+	 * transmission time to be answered -- two quanta from when it went
+	 * out, not from now, or a stream of such NACKs would put its
+	 * retransmission off for ever.
 	 */
-	if (ch->due < nic->now + 2 * nic->quantum)
-		ch->due = nic->now + 2 * nic->quantum;
+	if (ch->due < ch->sent_at + 2 * nic->quantum)
+		ch->due = ch->sent_at + 2 * nic->quantum;
 }
 
 static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
@@ -293,6 +394,16 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	if (ch->state != VNET_CHAN_INFLIGHT || nic->now < ch->due)
 		return;
 	if (ch->nacked) {
+		/*
+		 * Refused too long.  Its latest transmission was refused, so
+		 * the receiver does not have it: back to the sender, and the
+		 * channel's next message restarts the receiver's sequence.
+		 */
+		if (nic->now - ch->refused_at >= nic->busy_timeout) {
+			ch->sync = true;
+			vnet_fw_start_return(nic, p, ch, VNET_RET_BUSY);
+			return;
+		}
 		/* Resolved for the flush: leave it until the move is done. */
 		if (ch->src && fw_read_once(ch->src->moving))
 			return;
@@ -348,8 +459,8 @@ void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 	}
 }
 
-/* The link is gone for good: everything in flight is unreachable. */
-static void vnet_fw_peer_fail(struct vnet_fw_nic *nic, struct vnet_fw_peer *p)
+/* The route or link is gone: everything in flight is unreachable. */
+void vnet_fw_peer_fail(struct vnet_fw_nic *nic, struct vnet_fw_peer *p)
 {
 	u32 c;
 
@@ -369,55 +480,4 @@ void vnet_fw_fail_all(struct vnet_fw_nic *nic)
 
 	for (i = nic->nactive; i-- > 0;)
 		vnet_fw_peer_fail(nic, &nic->peers[nic->active[i]]);
-}
-
-void vnet_fw_transport_init(struct vnet_fw_nic *nic)
-{
-	u32 i;
-
-	for (i = 0; i < 65536; i++)
-		nic->peer_of[i] = VNET_FW_NO_PEER;
-	for (i = 0; i < nic->max_peers; i++) {
-		u32 c;
-
-		nic->peers[i].valid = false;
-		for (c = 0; c < nic->nchannels; c++)
-			nic->peers[i].tx[c].sync = true;
-	}
-}
-
-/* Returns the peer slot, or -1 when the table is full. */
-int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id)
-{
-	u32 i, c;
-
-	if (nic->peer_of[nic_id] != VNET_FW_NO_PEER)
-		return nic->peer_of[nic_id];
-	for (i = 0; i < nic->max_peers; i++) {
-		struct vnet_fw_peer *p = &nic->peers[i];
-
-		/* A slot still draining returns is not reused yet. */
-		if (p->valid || p->unacked)
-			continue;
-		p->valid = true;
-		p->nic_id = nic_id;
-		fw_memset(p->rx, 0, nic->nchannels * sizeof(*p->rx));
-		for (c = 0; c < nic->nchannels; c++)
-			p->tx[c].sync = true;
-		nic->peer_of[nic_id] = i;
-		return i;
-	}
-	return -1;
-}
-
-bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id)
-{
-	u32 slot = nic->peer_of[nic_id];
-
-	if (slot == VNET_FW_NO_PEER)
-		return false;
-	nic->peer_of[nic_id] = VNET_FW_NO_PEER;
-	nic->peers[slot].valid = false;
-	vnet_fw_peer_fail(nic, &nic->peers[slot]);
-	return true;
 }

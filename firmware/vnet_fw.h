@@ -39,6 +39,8 @@ struct vnet_fw_ops {
 			 const void *payload, u32 len);
 	/* Every message @ep has in flight is now resolved (flush rule). */
 	void (*notify_flushed)(void *ctx, struct vnet_fw_ep *ep);
+	/* 32 unpredictable bits: initial sequence numbers. */
+	u32 (*random)(void *ctx);
 };
 
 struct vnet_fw_translation {
@@ -124,6 +126,7 @@ struct vnet_fw_ep {
 	struct vnet_fw_ep_stats stats;
 };
 
+/* A send channel's states; transport.c says which changes are legal. */
 enum vnet_fw_chan_state {
 	VNET_CHAN_FREE,
 	VNET_CHAN_INFLIGHT,		/* sent, waiting for an ACK */
@@ -141,19 +144,23 @@ struct vnet_fw_send_chan {
 	struct vnet_fw_ep *src;		/* NULL once its owner closed */
 	u32 src_ep;			/* its index, for retransmissions */
 	u64 due;			/* when to retransmit */
+	u64 sent_at;			/* the latest transmission */
+	u64 refused_at;			/* its first NACK, if refused */
 	u32 seq;
+	u32 first_stamp;		/* of this message's first transmission */
 	u32 stamp;			/* of the latest transmission */
 	u16 retries;			/* transmissions with no ACK or NACK */
 	u8 state;			/* enum vnet_fw_chan_state */
 	u8 queue;			/* VNET_Q_REQ_SEND or VNET_Q_REP_SEND */
 	u8 reason;			/* RETURNING: why */
 	bool nacked;			/* the latest transmission was NACKed */
+	bool refused;			/* NACKed at least once */
 	bool counted;			/* in src->unresolved */
 	bool sync;			/* receiver must take seq as its new start */
 };
 
 struct vnet_fw_recv_chan {
-	u32 boot_id;			/* of the sender's incarnation */
+	u32 incarnation;		/* of the sender's route to us */
 	u32 expected;			/* next sequence number to deliver */
 	u8 last_status;			/* what we ACKed expected - 1 with */
 	bool valid;
@@ -161,7 +168,10 @@ struct vnet_fw_recv_chan {
 
 struct vnet_fw_peer {
 	u32 nic_id;
-	bool valid;
+	u32 incarnation;		/* of our route to it, on every packet */
+	u8 mac[6];			/* the only source its frames may have */
+	bool valid;			/* routed */
+	bool used;			/* routed once: nic_id and state are its */
 	u32 unacked;			/* channels not free */
 	u32 active_pos;			/* in nic->active while unacked */
 	struct vnet_fw_send_chan *tx;	/* nic->nchannels each */
@@ -178,6 +188,7 @@ struct vnet_fw_nic_stats {
 	u64 retransmits;
 	u64 returned[VNET_RET_NR];
 	u64 bad_frames;
+	u64 bad_source;			/* not from the peer's routed address */
 	u64 duplicates;
 	u64 stale_acks;
 	u64 no_route;
@@ -195,12 +206,12 @@ struct vnet_fw_nic {
 	bool held;			/* a message waits on a busy destination */
 
 	/* The transport.  Tables and buffers are allocated by the host. */
-	u32 boot_id;
 	u32 mtu;			/* largest packet the link carries */
 	u32 nchannels;			/* logical channels per peer */
 	u32 max_peers;
 	u32 max_retries;		/* transmissions before "unreachable" */
 	u64 quantum;			/* retransmission timer, in time units */
+	u64 busy_timeout;		/* NACKed this long: returned "busy" */
 	struct vnet_fw_peer *peers;	/* max_peers */
 	u16 *peer_of;			/* NIC id -> peer slot, VNET_FW_NO_PEER */
 	u32 *active;			/* peers with unacked channels */
@@ -236,10 +247,10 @@ void vnet_fw_disarm_wakeup(struct vnet_fw_nic *nic);
 bool vnet_fw_recv_pending(const struct vnet_frame *frame);
 
 void vnet_fw_transport_init(struct vnet_fw_nic *nic);
-int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id);
+int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac);
 bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id);
 void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
-		     u64 now);
+		     const u8 *src_mac, u64 now);
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);
 void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep);
 void vnet_fw_fail_all(struct vnet_fw_nic *nic);

@@ -8,6 +8,11 @@
  * An ACK or NACK answers the DATA packet with the same channel and sequence
  * number and echoes its stamp; ACK status VNET_RET_NONE means delivered,
  * any other return reason means the receiver handed the message back.
+ *
+ * Every packet carries the incarnation of the sender's route to the
+ * receiver: random, new each time the sender boots or adds the route, so
+ * a channel restarted under a new one can tell its packets from any of an
+ * older one.
  */
 #ifndef _VNET_FW_WIRE_H
 #define _VNET_FW_WIRE_H
@@ -15,7 +20,7 @@
 #include "vnet_fw_env.h"
 #include "linux/vnet.h"
 
-#define VNET_WIRE_VERSION	1
+#define VNET_WIRE_VERSION	2
 #define VNET_ETH_P_VNET		0x88b5	/* default EtherType */
 
 enum vnet_wire_type {
@@ -41,7 +46,7 @@ struct vnet_wire_hdr {
 	u8 flags;
 	__be16 src_nic;
 	__be16 dst_nic;
-	__be32 boot_id;		/* sender's, changes when its NIC restarts */
+	__be32 incarnation;	/* of the sender's route to the receiver */
 	__be32 seq;
 	__be32 stamp;		/* DATA: this transmission; ACK/NACK: echoed */
 	__be32 csum;		/* CRC32C of the packet with this field zero */
@@ -55,9 +60,9 @@ struct vnet_wire_msg {
 	u8 handler;
 	u8 nargs;
 	u8 flags;		/* VNET_DESC_USER_FLAGS */
-	__be32 token;
+	__be32 __reserved0;	/* zero */
 	__be32 len;
-	__be32 __reserved;
+	__be32 __reserved1;	/* zero */
 	__be64 offset;
 	__be32 args[VNET_MAX_ARGS];
 };

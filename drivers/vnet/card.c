@@ -12,6 +12,7 @@
  * card's "hardware" interface: look up an endpoint, ask for a fault-in,
  * signal a receive or a flush, put a packet on the wire.
  */
+#include <linux/if_ether.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -57,12 +58,18 @@ static void vnet_card_transmit(void *ctx, u32 peer, const void *hdr,
 	vnet_link_xmit(ctx, peer, hdr, hdr_len, payload, len);
 }
 
+static u32 vnet_card_random(void *ctx)
+{
+	return get_random_u32();
+}
+
 static const struct vnet_fw_ops vnet_card_fw_ops = {
 	.lookup = vnet_card_lookup,
 	.request_fault = vnet_card_request_fault,
 	.notify_recv = vnet_card_notify_recv,
 	.transmit = vnet_card_transmit,
 	.notify_flushed = vnet_card_notify_flushed,
+	.random = vnet_card_random,
 };
 
 void vnet_card_doorbell(struct vnet_nic *nic)
@@ -92,6 +99,7 @@ static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 	while (received < VNET_RX_BATCH && (skb = skb_dequeue(&nic->rxq))) {
 		if (!skb_linearize(skb))
 			vnet_fw_receive(&nic->fw, skb->data, skb->len,
+					eth_hdr(skb)->h_source,
 					vnet_card_now());
 		consume_skb(skb);
 		received++;
@@ -197,7 +205,6 @@ static void vnet_card_free_transport(struct vnet_nic *nic)
 	kvfree(nic->fw.active);
 	kvfree(nic->fw.pool);
 	vfree(nic->pool_mem);
-	kvfree(nic->peer_mac);
 }
 
 static int vnet_card_alloc_transport(struct vnet_nic *nic)
@@ -206,12 +213,12 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	u32 peers = vnet_max_peers, chans = vnet_channels;
 	u32 i;
 
-	fw->boot_id = get_random_u32();
 	fw->mtu = ETH_DATA_LEN;
 	fw->nchannels = chans;
 	fw->max_peers = peers;
 	fw->max_retries = vnet_max_retries;
 	fw->quantum = (u64)vnet_retrans_ms * USEC_PER_MSEC;
+	fw->busy_timeout = (u64)vnet_busy_timeout_ms * USEC_PER_MSEC;
 
 	fw->peers = kvcalloc(peers, sizeof(*fw->peers), GFP_KERNEL);
 	nic->tx_chans = kvcalloc(peers * chans, sizeof(*nic->tx_chans),
@@ -222,9 +229,8 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	fw->active = kvcalloc(peers, sizeof(*fw->active), GFP_KERNEL);
 	fw->pool = kvcalloc(vnet_pool_buffers, sizeof(*fw->pool), GFP_KERNEL);
 	nic->pool_mem = vmalloc(array_size(vnet_pool_buffers, VNET_MEDIUM_MAX));
-	nic->peer_mac = kvcalloc(peers, ETH_ALEN, GFP_KERNEL);
 	if (!fw->peers || !nic->tx_chans || !nic->rx_chans || !fw->peer_of ||
-	    !fw->active || !fw->pool || !nic->pool_mem || !nic->peer_mac) {
+	    !fw->active || !fw->pool || !nic->pool_mem) {
 		vnet_card_free_transport(nic);
 		return -ENOMEM;
 	}

@@ -65,7 +65,7 @@ void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		skb_put_data(skb, payload, len);
 	skb->dev = dev;
 	skb->protocol = htons(vnet_ethertype);
-	if (dev_hard_header(skb, dev, vnet_ethertype, nic->peer_mac[peer],
+	if (dev_hard_header(skb, dev, vnet_ethertype, nic->fw.peers[peer].mac,
 			    dev->dev_addr, skb->len) < 0) {
 		kfree_skb(skb);
 		goto drop;
@@ -152,11 +152,9 @@ int vnet_link_route_add(u32 nic_id, u32 peer_id, const u8 *mac)
 		goto out;
 	}
 	mutex_lock(&nic->fw_lock);
-	slot = vnet_fw_route_add(&nic->fw, peer_id);
+	slot = vnet_fw_route_add(&nic->fw, peer_id, mac);
 	if (slot < 0)
 		err = -ENOSPC;
-	else
-		ether_addr_copy(nic->peer_mac[slot], mac);
 	mutex_unlock(&nic->fw_lock);
 out:
 	mutex_unlock(&vnet_nics_lock);
@@ -209,7 +207,7 @@ int vnet_link_route_list(u32 nic_id, struct vnet_route __user *routes,
 			continue;
 		buf[n].nic_id = nic_id;
 		buf[n].peer_id = nic->fw.peers[i].nic_id;
-		ether_addr_copy(buf[n].mac, nic->peer_mac[i]);
+		ether_addr_copy(buf[n].mac, nic->fw.peers[i].mac);
 		n++;
 	}
 	mutex_unlock(&nic->fw_lock);

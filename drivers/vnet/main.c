@@ -121,9 +121,10 @@ unsigned int vnet_min_resident_us = 2000;
 VNET_PARAM_UINT(min_resident_us, vnet_min_resident_us, 0, USEC_PER_SEC, 0644);
 MODULE_PARM_DESC(min_resident_us, "A loaded endpoint is not evicted sooner than this unless served and idle (0-1000000, default 2000)");
 
-unsigned int vnet_channels = 4;
+unsigned int vnet_channels = 8;
+/* One destination endpoint takes at most half: eight leave others four. */
 VNET_PARAM_UINT(channels, vnet_channels, 1, 64, 0444);
-MODULE_PARM_DESC(channels, "Logical channels per destination NIC (1-64, default 4)");
+MODULE_PARM_DESC(channels, "Logical channels per destination NIC (1-64, default 8)");
 
 unsigned int vnet_max_peers = 64;
 VNET_PARAM_UINT(max_peers, vnet_max_peers, 1, VNET_FW_MAX_PEERS, 0444);
@@ -133,6 +134,11 @@ unsigned int vnet_retrans_ms = 20;
 /* 0 would retransmit every firmware round. */
 VNET_PARAM_UINT(retrans_ms, vnet_retrans_ms, 1, 10000, 0644);
 MODULE_PARM_DESC(retrans_ms, "Retransmission timer quantum in ms, for NICs attached after a change (1-10000, default 20)");
+
+unsigned int vnet_busy_timeout_ms = 5000;
+/* Below a quantum, the first NACK would already be too many. */
+VNET_PARAM_UINT(busy_timeout_ms, vnet_busy_timeout_ms, 1, 3600 * 1000, 0644);
+MODULE_PARM_DESC(busy_timeout_ms, "A message its destination refuses this long comes back \"busy\", for NICs attached after a change (1-3600000, default 5000)");
 
 unsigned int vnet_max_retries = 255;
 /* The firmware counts transmissions in a u16. */

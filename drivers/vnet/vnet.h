@@ -36,6 +36,7 @@ extern unsigned int vnet_min_resident_us;
 extern unsigned int vnet_channels;
 extern unsigned int vnet_max_peers;
 extern unsigned int vnet_retrans_ms;
+extern unsigned int vnet_busy_timeout_ms;
 extern unsigned int vnet_max_retries;
 extern unsigned int vnet_pool_buffers;
 extern unsigned short vnet_ethertype;
@@ -106,9 +107,8 @@ struct vnet_nic {
 	wait_queue_head_t fw_wq;
 	bool doorbell;
 
-	/* The wire.  link and peer_mac change under fw_lock. */
+	/* The wire.  link changes under fw_lock. */
 	struct vnet_link *link;
-	u8 (*peer_mac)[ETH_ALEN];	/* per firmware peer slot */
 	struct sk_buff_head rxq;	/* from the packet handler */
 	atomic64_t rx_dropped;		/* rxq full; softirq on any CPU */
 	u64 tx_dropped;			/* link down, no memory */

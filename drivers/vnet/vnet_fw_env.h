@@ -16,6 +16,7 @@
 
 #define fw_memcpy(d, s, n)		memcpy(d, s, n)
 #define fw_memset(d, c, n)		memset(d, c, n)
+#define fw_memcmp(a, b, n)		memcmp(a, b, n)
 #define fw_read_once(x)			READ_ONCE(x)
 #define fw_write_once(x, v)		WRITE_ONCE(x, v)
 #define fw_cpu_to_be16(x)		cpu_to_be16(x)
@@ -31,5 +32,7 @@
 #define fw_store_release(p, v)		smp_store_release(p, v)
 /* Between raising NEED_WAKEUP and the last look at the send queues. */
 #define fw_smp_mb()			smp_mb()
+/* A state machine asked to make an illegal transition: a firmware bug. */
+#define fw_warn_on(cond)		WARN_ON_ONCE(cond)
 
 #endif /* _VNET_FW_ENV_H */

@@ -647,4 +647,37 @@ TEST_F(nic, held_queue_keeps_need_wakeup_raised)
 	EXPECT_EQ(1, self->sim.ep[3].fw.stats.received);
 }
 
+/*
+ * A spent token stays spent: a malformed reply that quotes it comes back
+ * for its own fault, and must not bring the token back to life for a
+ * second answer to the same request.
+ */
+TEST_F(nic, spent_token_is_not_revived_by_a_malformed_reply)
+{
+	struct vnet_desc d = request(0, 1, 0), r = { .handler = 2 };
+	const struct vnet_desc *got;
+
+	r.token = request_0_to_1(_metadata, &self->sim, &d);
+	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, NULL));
+	sim_run(&self->sim, 10);
+	ASSERT_NE(NULL, sim_peek(&self->sim, 0, VNET_Q_REP_RECV));
+	sim_consume(&self->sim, 0, VNET_Q_REP_RECV);
+
+	r.__reserved0 = 1;
+	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, NULL));
+	sim_run(&self->sim, 10);
+	got = sim_peek(&self->sim, 1, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_DESC, got->status);
+	sim_consume(&self->sim, 1, VNET_Q_REP_RECV);
+
+	r.__reserved0 = 0;
+	ASSERT_EQ(0, sim_post(&self->sim, 1, VNET_Q_REP_SEND, &r, NULL));
+	sim_run(&self->sim, 10);
+	EXPECT_EQ(NULL, sim_peek(&self->sim, 0, VNET_Q_REP_RECV));
+	got = sim_peek(&self->sim, 1, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_TOKEN, got->status);
+}
+
 TEST_HARNESS_MAIN

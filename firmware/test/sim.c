@@ -35,25 +35,43 @@ static void sim_notify_recv(void *ctx, struct vnet_fw_ep *fw)
 	sim->notifications++;
 }
 
+/* Deterministic for a NIC, different between NICs. */
+static u32 sim_random(void *ctx)
+{
+	struct sim_nic *sim = ctx;
+
+	return sim_rand(&sim->seed);
+}
+
 static const struct vnet_fw_ops sim_ops = {
 	.lookup = sim_lookup,
 	.request_fault = sim_request_fault,
 	.notify_recv = sim_notify_recv,
 	.transmit = sim_transmit,
 	.notify_flushed = sim_notify_flushed,
+	.random = sim_random,
 };
+
+/* NIC n's Ethernet address: 02:00:00:00:hi:lo, locally administered. */
+void sim_mac(u32 nic_id, u8 mac[6])
+{
+	mac[0] = 0x02;
+	mac[1] = mac[2] = mac[3] = 0;
+	mac[4] = nic_id >> 8;
+	mac[5] = nic_id;
+}
 
 static void sim_transport_init(struct sim_nic *sim, u32 max_peers)
 {
 	struct vnet_fw_nic *fw = &sim->fw;
 	u32 i;
 
-	fw->boot_id = 0x1000 + fw->nic_id;
 	fw->mtu = VNET_WIRE_MAX;
 	fw->nchannels = SIM_CHANNELS;
 	fw->max_peers = max_peers;
 	fw->max_retries = 20;
 	fw->quantum = 1000;
+	fw->busy_timeout = 100 * fw->quantum;
 	fw->peers = calloc(max_peers, sizeof(*fw->peers));
 	for (i = 0; i < max_peers; i++) {
 		fw->peers[i].tx = calloc(SIM_CHANNELS, sizeof(*fw->peers[i].tx));
@@ -82,6 +100,7 @@ void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst)
 	sim->fw.nframes = nr_eps;
 	sim->fw.frame_owner = sim->owner;
 	sim->fw.burst = burst;
+	sim->seed = 0x5eed0000 + nic_id;
 	for (i = 0; i < nr_eps; i++) {
 		struct sim_ep *ep = &sim->ep[i];
 		struct vnet_name name = { nic_id, i };

@@ -34,12 +34,14 @@ struct sim_nic {
 	u32 notifications;
 	struct sim_net *net;		/* NULL: a NIC alone, nothing to send to */
 	bool auto_fault;		/* load endpoints the firmware asks for */
+	u32 seed;			/* for initial sequence numbers */
 };
 
-#define SIM_CHANNELS	4
+#define SIM_CHANNELS	8
 #define SIM_POOL	32
 
 void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst);
+void sim_mac(u32 nic_id, u8 mac[6]);
 void sim_fini(struct sim_nic *sim);
 void sim_load(struct sim_nic *sim, u32 ep);
 void sim_unload(struct sim_nic *sim, u32 ep);

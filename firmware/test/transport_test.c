@@ -12,6 +12,16 @@
 
 #define TAG	0x77ULL
 
+/* A packet to NIC @to, from NIC @from's Ethernet address. */
+static void inject_from(struct sim_net *net, u32 to, u32 from,
+			const void *data, u32 len)
+{
+	u8 mac[6];
+
+	sim_mac(from, mac);
+	sim_net_inject(net, to, mac, data, len);
+}
+
 /* Endpoint 0 of every NIC is a client, endpoint 1 a server. */
 static void setup_tags_and_maps(struct sim_net *net, u32 *target)
 {
@@ -448,8 +458,9 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 	memcpy(saved, p->tx, sizeof(saved));
 
 	for (i = 0; i < self->net.taplen; i++)
-		sim_net_inject(&self->net, self->net.tap[i].to == 0 ? 0 : 1,
-			       self->net.tap[i].data, self->net.tap[i].len);
+		inject_from(&self->net, self->net.tap[i].to == 0 ? 0 : 1,
+			    self->net.tap[i].from, self->net.tap[i].data,
+			    self->net.tap[i].len);
 	/*
 	 * b's side answers replays of old DATA with duplicate ACKs: feed
 	 * whatever it sent back to a as well.
@@ -551,7 +562,7 @@ TEST_F(pair, stale_nack_does_not_resolve)
 	self->net.down[1] = true;
 	run_for(&self->net, 2 * a->fw.quantum);
 	ASSERT_EQ(1, a->ep[0].fw.unresolved);
-	sim_net_inject(&self->net, 0, nack.data, nack.len);
+	inject_from(&self->net, 0, 1, nack.data, nack.len);
 	EXPECT_EQ(1, a->ep[0].fw.unresolved);
 	EXPECT_EQ(1, p->unacked);
 }
@@ -567,20 +578,20 @@ TEST_F(pair, bad_frames_are_dropped_and_counted)
 	u64 before = b->fw.stats.bad_frames;
 	u32 i, seed = 7;
 
-	sim_net_inject(&self->net, 1, junk, 3);
+	inject_from(&self->net, 1, 0, junk, 3);
 	for (i = 0; i < 100; i++) {
 		u32 j;
 
 		for (j = 0; j < sizeof(junk); j++)
 			junk[j] = sim_rand(&seed);
 		junk[0] = VNET_WIRE_VERSION;
-		sim_net_inject(&self->net, 1, junk, 1 + sim_rand(&seed) % 200);
+		inject_from(&self->net, 1, 0, junk, 1 + sim_rand(&seed) % 200);
 	}
 	/* Well formed but with a bad checksum. */
 	pkt.hdr.version = VNET_WIRE_VERSION;
 	pkt.hdr.type = VNET_WIRE_DATA;
 	pkt.hdr.dst_nic = htobe16(1);
-	sim_net_inject(&self->net, 1, &pkt, sizeof(pkt));
+	inject_from(&self->net, 1, 0, &pkt, sizeof(pkt));
 	EXPECT_EQ(before + 102, b->fw.stats.bad_frames);
 	EXPECT_EQ(0, b->ep[1].fw.stats.received);
 }

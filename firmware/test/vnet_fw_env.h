@@ -29,10 +29,24 @@ typedef int32_t s32;
 
 #define fw_memcpy(d, s, n)	memcpy(d, s, n)
 #define fw_memset(d, c, n)	memset(d, c, n)
+#define fw_memcmp(a, b, n)	memcmp(a, b, n)
 #define fw_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define fw_write_once(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define fw_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define fw_store_release(p, v)	__atomic_store_n(p, (v), __ATOMIC_RELEASE)
 #define fw_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* A firmware bug: the tests stop right there. */
+#include <stdio.h>
+#include <stdlib.h>
+#define fw_warn_on(cond) ({						\
+	bool __c = (cond);						\
+	if (__c) {							\
+		fprintf(stderr, "%s:%d: fw_warn_on(%s)\n", __FILE__,	\
+			__LINE__, #cond);				\
+		abort();						\
+	}								\
+	__c;								\
+})
 
 #endif /* _VNET_FW_ENV_H */

@@ -20,8 +20,8 @@ static bool sim_chance(struct sim_net *net, u32 per_mille)
 	return per_mille && sim_rand(&net->seed) % 1000 < per_mille;
 }
 
-static void sim_enqueue(struct sim_net *net, u32 to, u64 at, const u8 *data,
-			u32 len)
+static void sim_enqueue(struct sim_net *net, u32 from, u32 to, u64 at,
+			const u8 *data, u32 len)
 {
 	struct sim_pkt *p;
 
@@ -30,6 +30,7 @@ static void sim_enqueue(struct sim_net *net, u32 to, u64 at, const u8 *data,
 		net->q = realloc(net->q, net->qcap * sizeof(*net->q));
 	}
 	p = &net->q[net->qlen++];
+	p->from = from;
 	p->to = to;
 	p->at = at;
 	p->len = len;
@@ -37,7 +38,8 @@ static void sim_enqueue(struct sim_net *net, u32 to, u64 at, const u8 *data,
 	memcpy(p->data, data, len);
 }
 
-static void sim_tap(struct sim_net *net, u32 to, const u8 *data, u32 len)
+static void sim_tap(struct sim_net *net, u32 from, u32 to, const u8 *data,
+		    u32 len)
 {
 	struct sim_pkt *p;
 
@@ -48,6 +50,7 @@ static void sim_tap(struct sim_net *net, u32 to, const u8 *data, u32 len)
 		net->tap = realloc(net->tap, net->tapcap * sizeof(*net->tap));
 	}
 	p = &net->tap[net->taplen++];
+	p->from = from;
 	p->to = to;
 	p->len = len;
 	p->data = malloc(len);
@@ -75,7 +78,7 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 		total = 46;
 	}
 	net->sent++;
-	sim_tap(net, to, buf, total);
+	sim_tap(net, sim->fw.nic_id, to, buf, total);
 	if (to >= net->nr || net->down[sim->fw.nic_id] || net->down[to] ||
 	    sim_chance(net, net->loss)) {
 		net->lost++;
@@ -88,17 +91,19 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 	at = net->now + net->delay;
 	if (sim_chance(net, net->reorder))
 		at += net->delay * (1 + sim_rand(&net->seed) % 4);
-	sim_enqueue(net, to, at, buf, total);
+	sim_enqueue(net, sim->fw.nic_id, to, at, buf, total);
 	if (sim_chance(net, net->dup)) {
 		net->duplicated++;
-		sim_enqueue(net, to, at + net->delay, buf, total);
+		sim_enqueue(net, sim->fw.nic_id, to, at + net->delay, buf,
+			    total);
 	}
 }
 
-/* Hand a packet straight to a NIC, as if it had just arrived. */
-void sim_net_inject(struct sim_net *net, u32 to, const void *data, u32 len)
+/* Hand a packet straight to a NIC, as if it had just arrived from @src_mac. */
+void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
+		    const void *data, u32 len)
 {
-	vnet_fw_receive(&net->nic[to]->fw, data, len, net->now);
+	vnet_fw_receive(&net->nic[to]->fw, data, len, src_mac, net->now);
 }
 
 void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
@@ -120,9 +125,13 @@ void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		sim->auto_fault = true;
 		for (j = 0; j < eps_per_nic; j++)
 			sim_load(sim, j);
-		for (j = 0; j < nr_nics; j++)
+		for (j = 0; j < nr_nics; j++) {
+			u8 mac[6];
+
+			sim_mac(j, mac);
 			if (j != i)
-				vnet_fw_route_add(&sim->fw, j);
+				vnet_fw_route_add(&sim->fw, j, mac);
+		}
 		net->nic[i] = sim;
 	}
 }
@@ -169,7 +178,11 @@ void sim_net_step(struct sim_net *net, u64 dt)
 		memmove(&net->q[best], &net->q[best + 1],
 			(net->qlen - best - 1) * sizeof(*net->q));
 		net->qlen--;
-		vnet_fw_receive(&net->nic[p.to]->fw, p.data, p.len, net->now);
+		u8 mac[6];
+
+		sim_mac(p.from, mac);
+		vnet_fw_receive(&net->nic[p.to]->fw, p.data, p.len, mac,
+				net->now);
 		free(p.data);
 	}
 	for (i = 0; i < net->nr; i++) {

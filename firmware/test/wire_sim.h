@@ -11,6 +11,7 @@
 
 struct sim_pkt {
 	u32 to;				/* NIC index */
+	u32 from;
 	u64 at;				/* delivery time */
 	u32 len;
 	u8 *data;
@@ -40,7 +41,8 @@ void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		  u32 seed);
 void sim_net_fini(struct sim_net *net);
 void sim_net_step(struct sim_net *net, u64 dt);
-void sim_net_inject(struct sim_net *net, u32 to, const void *data, u32 len);
+void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
+		    const void *data, u32 len);
 u32 sim_rand(u32 *seed);
 
 #endif /* _VNET_FW_WIRE_SIM_H */

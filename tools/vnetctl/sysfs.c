@@ -299,9 +299,9 @@ const char *const vnetctl_stat_names[VNETCTL_NR_STATS] = {
 	"nacks_sent_queue_full", "nacks_sent_not_resident",
 	"nacks_received_queue_full", "nacks_received_not_resident",
 	"retransmits", "returned_bad_tag", "returned_no_endpoint",
-	"returned_unreachable", "returned_bad_segment", "bad_frames",
-	"duplicates_dropped", "stale_acks", "no_route", "rx_dropped",
-	"tx_dropped",
+	"returned_unreachable", "returned_bad_segment", "returned_busy",
+	"bad_frames", "bad_source", "duplicates_dropped", "stale_acks",
+	"no_route", "rx_dropped", "tx_dropped",
 };
 
 /* Optional files: a driver without them just shows less. */

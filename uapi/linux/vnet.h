@@ -54,6 +54,7 @@ enum vnet_return_reason {
 	VNET_RET_UNREACHABLE,	/* destination NIC never answered */
 	VNET_RET_BAD_SEGMENT,	/* bulk transfer outside the peer's segment */
 	VNET_RET_TOO_LARGE,	/* payload does not fit the link's MTU */
+	VNET_RET_BUSY,		/* destination refused it for busy_timeout_ms */
 	VNET_RET_NR,
 };
 

@@ -122,6 +122,8 @@ static int amv_status(unsigned int reason)
 		return EBADSEGOFF;
 	case VNET_RET_TOO_LARGE:
 		return EBADLENGTH;
+	case VNET_RET_BUSY:
+		return ECONGESTION;
 	default:
 		/* VNET_RET_BAD_DESC, and reasons newer than this library. */
 		return EBADARGS;

@@ -131,7 +131,7 @@ enum {
 #define EBADSEGOFF	5	/* bulk transfer outside the destination segment */
 #define EBADLENGTH	6	/* payload too large for the link (remote NIC) */
 #define EBADENDPOINT	7	/* destination endpoint does not exist */
-#define ECONGESTION	8	/* (not produced: vnet holds, never drops) */
+#define ECONGESTION	8	/* destination refused it for busy_timeout_ms */
 #define EUNREACHABLE	9	/* destination NIC unreachable */
 #define EREPLYREJECTED	10	/* reply to no, or an answered, request */
 

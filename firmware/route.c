@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The route table: which peer slot talks to which NIC, at which Ethernet
+ * address, under which incarnation.
+ *
+ * A route deleted and added again for the same NIC gets its old slot back
+ * while that slot is not taken by another NIC, with its sequence numbers
+ * and the receive state of every channel: nothing in flight either way is
+ * lost or taken twice.  A NIC that lands in a fresh slot starts a new
+ * incarnation, with random initial sequence numbers and SYNC on each
+ * channel, so that the receiver restarts its channels and no packet of
+ * an older incarnation or slot can pass for current.
+ */
+#include "fw_transport.h"
+
+void vnet_fw_transport_init(struct vnet_fw_nic *nic)
+{
+	u32 i;
+
+	for (i = 0; i < 65536; i++)
+		nic->peer_of[i] = VNET_FW_NO_PEER;
+	for (i = 0; i < nic->max_peers; i++) {
+		nic->peers[i].valid = false;
+		nic->peers[i].used = false;
+	}
+}
+
+/* A slot for @nic_id: its own old one, else a never used one, else any. */
+static struct vnet_fw_peer *vnet_fw_route_slot(struct vnet_fw_nic *nic,
+					       u32 nic_id)
+{
+	struct vnet_fw_peer *fresh = NULL, *reused = NULL;
+	u32 i;
+
+	for (i = 0; i < nic->max_peers; i++) {
+		struct vnet_fw_peer *p = &nic->peers[i];
+
+		if (p->valid)
+			continue;
+		if (p->used && p->nic_id == nic_id)
+			return p;
+		if (!p->used && !fresh)
+			fresh = p;
+		/* A slot still draining returns is not reused yet. */
+		if (p->used && !p->unacked && !reused)
+			reused = p;
+	}
+	return fresh ? fresh : reused;
+}
+
+/* A new incarnation of the route in slot @p, to @nic_id. */
+static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
+				  struct vnet_fw_peer *p, u32 nic_id)
+{
+	u32 c;
+
+	p->nic_id = nic_id;
+	p->used = true;
+	p->incarnation = nic->ops->random(nic->ctx);
+	fw_memset(p->rx, 0, nic->nchannels * sizeof(*p->rx));
+	for (c = 0; c < nic->nchannels; c++) {
+		p->tx[c].seq = nic->ops->random(nic->ctx);
+		p->tx[c].sync = true;
+	}
+}
+
+/*
+ * Route @nic_id to Ethernet address @mac; a route that exists only
+ * changes its address.  Returns the peer slot, or -1 when the table is
+ * full.
+ */
+int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac)
+{
+	struct vnet_fw_peer *p;
+
+	if (nic->peer_of[nic_id] != VNET_FW_NO_PEER) {
+		p = &nic->peers[nic->peer_of[nic_id]];
+	} else {
+		p = vnet_fw_route_slot(nic, nic_id);
+		if (!p)
+			return -1;
+		if (!p->used || p->nic_id != nic_id)
+			vnet_fw_route_restart(nic, p, nic_id);
+		p->valid = true;
+		nic->peer_of[nic_id] = p - nic->peers;
+	}
+	fw_memcpy(p->mac, mac, sizeof(p->mac));
+	return p - nic->peers;
+}
+
+bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id)
+{
+	u32 slot = nic->peer_of[nic_id];
+
+	if (slot == VNET_FW_NO_PEER)
+		return false;
+	nic->peer_of[nic_id] = VNET_FW_NO_PEER;
+	nic->peers[slot].valid = false;
+	vnet_fw_peer_fail(nic, &nic->peers[slot]);
+	return true;
+}

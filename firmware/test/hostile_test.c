@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The transport against receivers and hosts that do not play along: a
+ * receiver that never drains, floods of forged and stale ACKs, NACKs and
+ * SYNCs from the right and the wrong Ethernet address, and routes taken
+ * away and added back with messages in flight.
+ */
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+#include "wire_sim.h"
+
+#define TAG		0x99ULL
+#define CLIENTS		3		/* well-behaved pairs */
+#define STUCK_SENDER	CLIENTS		/* endpoint on NIC 0 */
+#define STUCK		(CLIENTS + 1)	/* endpoint on NIC 1 that never drains */
+
+static void run_for(struct sim_net *net, u64 t)
+{
+	u64 end = net->now + t;
+
+	while (net->now < end)
+		sim_net_step(net, 20);
+}
+
+static struct vnet_desc req(u32 n)
+{
+	struct vnet_desc d = { .handler = 1, .nargs = 1 };
+
+	d.args[0] = n;
+	return d;
+}
+
+/* A packet to NIC @to that claims to come from the Ethernet address @mac. */
+static void inject(struct sim_net *net, u32 to, const u8 *mac, void *pkt,
+		   u32 len)
+{
+	struct vnet_wire_hdr *h = pkt;
+
+	h->csum = 0;
+	h->csum = htobe32(vnet_crc32c(0, pkt, len));
+	sim_net_inject(net, to, mac, pkt, len);
+}
+
+struct pairs {
+	u32 round_trips[CLIENTS];
+	u32 outstanding[CLIENTS];
+	u32 busy, other_returns;
+	u64 first_busy_at;
+};
+
+/*
+ * Clients 0..CLIENTS-1 of NIC 0 each keep one request to server i + 1 of
+ * NIC 1; with @flood, STUCK_SENDER keeps its send queue full of requests
+ * to STUCK, which takes nothing.
+ */
+static void drive(struct sim_net *net, struct pairs *t, bool flood)
+{
+	struct sim_nic *a = net->nic[0], *b = net->nic[1];
+	const struct vnet_desc *d;
+	u32 i;
+
+	for (i = 1; i <= CLIENTS; i++) {
+		while ((d = sim_peek(b, i, VNET_Q_REQ_RECV))) {
+			struct vnet_desc r = { .handler = 2, .token = d->token };
+
+			if (sim_post(b, i, VNET_Q_REP_SEND, &r, NULL))
+				break;
+			sim_consume(b, i, VNET_Q_REQ_RECV);
+		}
+	}
+	for (i = 0; i < CLIENTS; i++) {
+		while ((d = sim_peek(a, i, VNET_Q_REP_RECV))) {
+			if (d->flags & VNET_DESC_RETURNED)
+				t->other_returns++;
+			t->round_trips[i]++;
+			t->outstanding[i]--;
+			sim_consume(a, i, VNET_Q_REP_RECV);
+		}
+		if (!t->outstanding[i]) {
+			struct vnet_desc q = req(i);
+
+			if (!sim_post(a, i, VNET_Q_REQ_SEND, &q, NULL))
+				t->outstanding[i]++;
+		}
+	}
+	while ((d = sim_peek(a, STUCK_SENDER, VNET_Q_REP_RECV))) {
+		if (d->status == VNET_RET_BUSY) {
+			if (!t->busy++)
+				t->first_busy_at = net->now;
+		} else {
+			t->other_returns++;
+		}
+		sim_consume(a, STUCK_SENDER, VNET_Q_REP_RECV);
+	}
+	while (flood) {
+		struct vnet_desc q = req(99);
+
+		q.slot = 1;
+		if (sim_post(a, STUCK_SENDER, VNET_Q_REQ_SEND, &q, NULL))
+			break;
+	}
+}
+
+static void pairs_setup(struct sim_net *net)
+{
+	u32 i;
+
+	sim_net_init(net, 2, STUCK + 1, 11);
+	for (i = 1; i <= STUCK; i++)
+		net->nic[1]->ep[i].fw.tag = TAG;
+	for (i = 0; i < CLIENTS; i++)
+		sim_map(net->nic[0], i, 0, 1, i + 1, TAG);
+	sim_map(net->nic[0], STUCK_SENDER, 1, 1, STUCK, TAG);
+}
+
+/*
+ * One receiver never drains while three other endpoints of its NIC keep
+ * exchanging messages with the sender's NIC: they keep their rate, and the
+ * stuck one's messages come back "busy" within busy_timeout.
+ */
+TEST(stuck_receiver_does_not_block_others)
+{
+	struct sim_net net;
+	struct pairs alone = {}, stuck = {};
+	u64 span, start, bound;
+	u32 i;
+
+	pairs_setup(&net);
+	span = 3 * net.nic[0]->fw.busy_timeout;
+	for (start = net.now; net.now - start < span;) {
+		drive(&net, &alone, false);
+		sim_net_step(&net, 20);
+	}
+	sim_net_fini(&net);
+
+	pairs_setup(&net);
+	bound = net.nic[0]->fw.busy_timeout + 3 * net.nic[0]->fw.quantum;
+	for (start = net.now; net.now - start < span;) {
+		drive(&net, &stuck, true);
+		sim_net_step(&net, 20);
+	}
+
+	for (i = 0; i < CLIENTS; i++) {
+		TH_LOG("client %u: %u round trips alone, %u beside a stuck receiver",
+		       i, alone.round_trips[i], stuck.round_trips[i]);
+		EXPECT_LT(100, alone.round_trips[i]);
+		/* Their normal rate: within 5 %. */
+		EXPECT_GE(stuck.round_trips[i] * 100, alone.round_trips[i] * 95);
+	}
+	EXPECT_EQ(0, stuck.other_returns);
+	ASSERT_LT(0, stuck.busy);
+	EXPECT_LE(stuck.first_busy_at - start, bound);
+	TH_LOG("first \"busy\" return after %llu (bound %llu), %u in all",
+	       (unsigned long long)(stuck.first_busy_at - start),
+	       (unsigned long long)bound, stuck.busy);
+	EXPECT_EQ(0, net.nic[1]->ep[STUCK].fw.stats.received -
+		     VNET_QUEUE_DEPTH);
+	sim_net_fini(&net);
+}
+
+FIXTURE(forged) {
+	struct sim_net net;
+	u8 mac[3][6];
+};
+
+/* NIC 0 talks to NIC 1; NIC 2 exists, routed, but is the attacker's id. */
+FIXTURE_SETUP(forged)
+{
+	u32 i;
+
+	sim_net_init(&self->net, 3, 2, 21);
+	for (i = 0; i < 3; i++)
+		sim_mac(i, self->mac[i]);
+	self->net.nic[1]->ep[1].fw.tag = TAG;
+	sim_map(self->net.nic[0], 0, 0, 1, 1, TAG);
+}
+
+FIXTURE_TEARDOWN(forged)
+{
+	sim_net_fini(&self->net);
+}
+
+/* A DATA, ACK, NACK or SYNC DATA packet from @src_nic to NIC 0. */
+static u32 forge(u8 *buf, u32 *seed, u32 src_nic)
+{
+	struct vnet_wire_hdr *h = (void *)buf;
+	struct vnet_wire_msg *w = (void *)(h + 1);
+	u32 kind = sim_rand(seed) % 4;
+
+	memset(buf, 0, VNET_WIRE_DATA_LEN);
+	h->version = VNET_WIRE_VERSION;
+	h->type = kind == 0 ? VNET_WIRE_ACK : kind == 1 ? VNET_WIRE_NACK :
+							  VNET_WIRE_DATA;
+	h->flags = kind == 3 ? VNET_WIRE_SYNC : 0;
+	h->channel = sim_rand(seed) % SIM_CHANNELS;
+	h->src_nic = htobe16(src_nic);
+	h->dst_nic = htobe16(0);
+	h->incarnation = htobe32(sim_rand(seed));
+	h->seq = htobe32(sim_rand(seed) % 4 ? sim_rand(seed) % 8 :
+					      sim_rand(seed));
+	h->stamp = htobe32(sim_rand(seed) % 64);
+	if (h->type != VNET_WIRE_DATA)
+		return VNET_WIRE_ACK_LEN;
+	w->dst_ep = htobe32(sim_rand(seed) % 2);
+	w->tag = htobe64(TAG);
+	w->queue = VNET_Q_REQ_SEND;
+	w->nargs = 1;
+	return VNET_WIRE_DATA_LEN;
+}
+
+/*
+ * A host that claims to be NIC 1 or NIC 2 from an address routed for
+ * neither changes nothing: no channel moves, nothing is delivered, every
+ * packet is counted as from a bad source, and traffic goes on.
+ */
+TEST_F(forged, flood_from_wrong_mac_changes_nothing)
+{
+	struct sim_nic *a = self->net.nic[0];
+	static const u8 stranger[6] = { 0x02, 0, 0, 0, 0xbe, 0xef };
+	struct vnet_fw_send_chan tx[SIM_CHANNELS];
+	struct vnet_fw_recv_chan rx[SIM_CHANNELS];
+	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
+	struct vnet_desc d = req(1);
+	u8 buf[VNET_WIRE_DATA_LEN];
+	u32 i, seed = 5;
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);	/* in flight, not yet ACKed */
+	memcpy(tx, p->tx, sizeof(tx));
+	memcpy(rx, p->rx, sizeof(rx));
+	for (i = 0; i < 10000; i++) {
+		u32 len = forge(buf, &seed, 1 + i % 2);
+
+		inject(&self->net, 0, i % 3 ? stranger : self->mac[2 - i % 2],
+		       buf, len);
+	}
+	EXPECT_EQ(0, memcmp(tx, p->tx, sizeof(tx)));
+	EXPECT_EQ(0, memcmp(rx, p->rx, sizeof(rx)));
+	EXPECT_EQ(10000, a->fw.stats.bad_source);
+	EXPECT_EQ(0, a->ep[0].fw.stats.received + a->ep[1].fw.stats.received);
+
+	run_for(&self->net, 5 * a->fw.quantum);
+	ASSERT_NE(NULL, sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV));
+	EXPECT_EQ(1, sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV)->args[0]);
+}
+
+/* NACK every message NIC 0 has in flight to NIC 1, stale or current. */
+static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale)
+{
+	struct vnet_fw_nic *fw = &net->nic[0]->fw;
+	struct vnet_fw_peer *p = &fw->peers[fw->peer_of[1]];
+	u32 c;
+
+	for (c = 0; c < SIM_CHANNELS; c++) {
+		struct vnet_fw_send_chan *ch = &p->tx[c];
+		struct {
+			struct vnet_wire_hdr h;
+			struct vnet_wire_ack ack;
+		} nack = {};
+
+		if (ch->state != VNET_CHAN_INFLIGHT)
+			continue;
+		nack.h.version = VNET_WIRE_VERSION;
+		nack.h.type = VNET_WIRE_NACK;
+		nack.h.channel = c;
+		nack.h.src_nic = htobe16(1);
+		nack.h.incarnation = htobe32(p->incarnation);
+		nack.h.seq = htobe32(ch->seq);
+		nack.h.stamp = htobe32(stale ? ch->stamp - 1 : ch->stamp);
+		inject(net, 0, mac, &nack, sizeof(nack));
+	}
+}
+
+/*
+ * From the right address, NACKs can hold a message no longer than the
+ * documented bound, max(busy_timeout, max_retries quanta): stale ones are
+ * no answer, current ones start the busy clock once.  And a closing
+ * endpoint is forgotten at once, whatever is on the wire.
+ */
+TEST_F(forged, nacks_from_right_mac_bound_the_flush)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_fw_nic *fw = &a->fw;
+	u64 bound = (fw->busy_timeout > fw->max_retries * fw->quantum ?
+		     fw->busy_timeout : fw->max_retries * fw->quantum) +
+		    2 * fw->quantum;
+	struct vnet_desc d;
+	u32 round;
+
+	/* Only the forger answers for NIC 1. */
+	self->net.down[1] = true;
+	for (round = 0; round < 2; round++) {
+		const struct vnet_desc *got = NULL;
+		u64 start, resolved = 0;
+
+		d = req(round);
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		sim_net_step(&self->net, 20);
+		ASSERT_EQ(1, a->ep[0].fw.unresolved);
+		start = self->net.now;
+		while (!got && self->net.now - start < 4 * bound) {
+			forge_nacks(&self->net, self->mac[1], !round);
+			sim_net_step(&self->net, 20);
+			if (!resolved && !a->ep[0].fw.unresolved)
+				resolved = self->net.now - start;
+			got = sim_peek(a, 0, VNET_Q_REP_RECV);
+		}
+		ASSERT_NE(NULL, got);
+		TH_LOG("%s NACKs: resolved after %llu, returned after %llu (bound %llu)",
+		       round ? "current" : "stale",
+		       (unsigned long long)resolved,
+		       (unsigned long long)(self->net.now - start),
+		       (unsigned long long)bound);
+		EXPECT_LE(resolved, bound);
+		EXPECT_LE(self->net.now - start, bound);
+		/* Stale ones are no answer: unreachable.  Current ones: busy. */
+		EXPECT_EQ(round ? VNET_RET_BUSY : VNET_RET_UNREACHABLE,
+			  got->status);
+		sim_consume(a, 0, VNET_Q_REP_RECV);
+	}
+
+	/* Closing: forgotten at once. */
+	d = req(7);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	ASSERT_EQ(1, a->ep[0].fw.unresolved);
+	forge_nacks(&self->net, self->mac[1], true);
+	vnet_fw_ep_forget(fw, &a->ep[0].fw);
+	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+	forge_nacks(&self->net, self->mac[1], false);
+	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+}
+
+FIXTURE(readd) {
+	struct sim_net net;
+	u8 mac[2][6];
+};
+
+FIXTURE_SETUP(readd)
+{
+	sim_net_init(&self->net, 2, 2, 31);
+	sim_mac(0, self->mac[0]);
+	sim_mac(1, self->mac[1]);
+	self->net.nic[1]->ep[1].fw.tag = TAG;
+	sim_map(self->net.nic[0], 0, 0, 1, 1, TAG);
+}
+
+FIXTURE_TEARDOWN(readd)
+{
+	sim_net_fini(&self->net);
+}
+
+/* How many requests endpoint 1 of NIC 1 has taken, consuming them. */
+static u32 drain(struct sim_nic *b, u8 *seen, u32 n)
+{
+	const struct vnet_desc *d;
+	u32 got = 0;
+
+	while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
+		if (d->args[0] < n)
+			seen[d->args[0]]++;
+		sim_consume(b, 1, VNET_Q_REQ_RECV);
+		got++;
+	}
+	return got;
+}
+
+/*
+ * The sender's route comes back in a fresh slot, whose next sequence
+ * number happens to be the one the receiver last delivered: it must be
+ * taken as new, not ACKed as a duplicate and lost.
+ */
+TEST_F(readd, sender_in_fresh_slot_is_not_taken_for_a_duplicate)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_fw_peer *p;
+	struct vnet_desc d = req(0);
+	u8 seen[2] = {};
+	u32 expected, c;
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	run_for(&self->net, 500);
+	ASSERT_EQ(1, drain(b, seen, 2));
+	p = &a->fw.peers[a->fw.peer_of[1]];
+	for (c = 0; c < SIM_CHANNELS && !b->fw.peers[0].rx[c].valid; c++)
+		;
+	ASSERT_LT(c, SIM_CHANNELS);
+	expected = b->fw.peers[0].rx[c].expected;
+
+	/* Gone, and its slot taken by another NIC meanwhile. */
+	vnet_fw_route_del(&a->fw, 1);
+	p->used = false;
+	ASSERT_LE(0, vnet_fw_route_add(&a->fw, 1, self->mac[1]));
+	p = &a->fw.peers[a->fw.peer_of[1]];
+	/* The worst luck: the channel's next number is the old last one. */
+	p->tx[c].seq = expected - 2;
+
+	d = req(1);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	run_for(&self->net, 5000);
+	drain(b, seen, 2);
+	EXPECT_EQ(1, seen[0]);
+	EXPECT_EQ(1, seen[1]);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+}
+
+/*
+ * The receiver's route to the sender goes and comes back while the ACK of
+ * a delivered message is lost: the retransmission must be recognized and
+ * ACKed again, not delivered a second time.
+ */
+TEST_F(readd, receiver_readd_does_not_deliver_twice)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = req(0);
+	u8 seen[1] = {};
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	self->net.down[0] = true;	/* its ACK will be lost */
+	run_for(&self->net, 200);
+	ASSERT_EQ(1, drain(b, seen, 1));
+
+	vnet_fw_route_del(&b->fw, 0);
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0]));
+	self->net.down[0] = false;
+	run_for(&self->net, 5 * a->fw.quantum);
+	drain(b, seen, 1);
+	EXPECT_EQ(1, seen[0]);
+	EXPECT_EQ(0, a->fw.nactive);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+}
+
+/*
+ * Both sides take their routes away and back, again and again, with
+ * traffic, loss and duplicates on the wire: no message is ever delivered
+ * twice, and every request is answered -- by its reply, by coming back
+ * to its sender, or by its reply coming back to the server.
+ */
+TEST_F(readd, churn_never_duplicates)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	enum { N = 400 };
+	u8 seen[N] = {}, answered[N] = {};
+	u32 sent = 0, done = 0, i, seed = 9;
+	const struct vnet_desc *d;
+
+	self->net.loss = 100;
+	self->net.dup = 100;
+	self->net.reorder = 100;
+	while (done < N && self->net.now < 4000000) {
+		while (sent < N && sent - done < 4) {
+			struct vnet_desc q = req(sent);
+
+			if (sim_post(a, 0, VNET_Q_REQ_SEND, &q, NULL))
+				break;
+			sent++;
+		}
+		while ((d = sim_peek(a, 0, VNET_Q_REP_RECV))) {
+			if (!answered[d->args[0]]++)
+				done++;
+			sim_consume(a, 0, VNET_Q_REP_RECV);
+		}
+		while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
+			struct vnet_desc r = { .handler = 2, .token = d->token,
+					       .nargs = 1 };
+
+			r.args[0] = d->args[0];
+			if (sim_post(b, 1, VNET_Q_REP_SEND, &r, NULL))
+				break;
+			seen[d->args[0]]++;
+			sim_consume(b, 1, VNET_Q_REQ_RECV);
+		}
+		/* A reply that came back to the server answers its request. */
+		while ((d = sim_peek(b, 1, VNET_Q_REP_RECV))) {
+			if (!answered[d->args[0]]++)
+				done++;
+			sim_consume(b, 1, VNET_Q_REP_RECV);
+		}
+		sim_net_step(&self->net, 20);
+		if (sim_rand(&seed) % 500 == 0) {
+			struct sim_nic *s = sim_rand(&seed) % 2 ? a : b;
+			u32 peer = s == a ? 1 : 0;
+
+			vnet_fw_route_del(&s->fw, peer);
+			run_for(&self->net, 40);
+			vnet_fw_route_add(&s->fw, peer, self->mac[peer]);
+		}
+	}
+	ASSERT_EQ(N, done);
+	for (i = 0; i < N; i++)
+		ASSERT_GE(1, seen[i]);
+	TH_LOG("%llu packets, %llu lost, %llu duplicated",
+	       (unsigned long long)self->net.sent,
+	       (unsigned long long)self->net.lost,
+	       (unsigned long long)self->net.duplicated);
+}
+
+TEST_HARNESS_MAIN
