@@ -8,11 +8,6 @@
 #define VNET_QUEUE_MASK		(VNET_QUEUE_DEPTH - 1)
 #define VNET_FW_QUEUE_BIT(q)	(1u << (q))
 
-static inline bool vnet_fw_is_send_queue(unsigned int q)
-{
-	return q == VNET_Q_REQ_SEND || q == VNET_Q_REP_SEND;
-}
-
 int vnet_fw_send_pending(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 			 unsigned int q);
 int vnet_fw_recv_room(struct vnet_fw_ep *ep, struct vnet_frame *frame,
