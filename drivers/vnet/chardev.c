@@ -346,9 +346,8 @@ static long vnet_ioctl_route(unsigned int cmd, void __user *arg)
 	if (route.__pad[0] || route.__pad[1])
 		return -EINVAL;
 	if (cmd == VNET_IOC_ROUTE_ADD)
-		return vnet_link_route_add(route.nic_id, route.peer_id,
-					   route.mac);
-	return vnet_link_route_del(route.nic_id, route.peer_id);
+		return vnet_route_add(route.nic_id, route.peer_id, route.mac);
+	return vnet_route_del(route.nic_id, route.peer_id);
 }
 
 static long vnet_ioctl_route_list(void __user *arg)
@@ -358,8 +357,8 @@ static long vnet_ioctl_route_list(void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	err = vnet_link_route_list(req.nic_id, u64_to_user_ptr(req.routes),
-				   &req.count);
+	err = vnet_route_list(req.nic_id, u64_to_user_ptr(req.routes),
+			      &req.count);
 	if (err)
 		return err;
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Ethernet side of a NIC: frames of the vnet EtherType in and out of a
- * netdev, and the table of peer MAC addresses.  Which NIC sits on which
- * interface, and what happens when the interface changes, is nic.c's.
+ * netdev.  Which NIC sits on which interface, and what happens when the
+ * interface changes, is nic.c's; where each peer NIC is, routes.c's.
  *
  * Received frames are queued for the firmware thread; the firmware sends
  * from that thread with dev_queue_xmit().  The link never blocks the
@@ -132,90 +132,4 @@ void vnet_link_stop(struct vnet_nic *nic)
 	skb_queue_purge(&nic->rxq);
 	netdev_put(link->dev, &link->dev_tracker);
 	kfree(link);
-}
-
-int vnet_link_route_add(u32 nic_id, u32 peer_id, const u8 *mac)
-{
-	struct vnet_nic *nic;
-	int slot, err = 0;
-
-	if (peer_id > VNET_MAX_NIC_ID || !is_valid_ether_addr(mac))
-		return -EINVAL;
-	mutex_lock(&vnet_nics_lock);
-	nic = vnet_nic_find(nic_id);
-	if (!nic || !nic->link) {
-		err = nic ? -EOPNOTSUPP : -ENODEV;
-		goto out;
-	}
-	if (peer_id == nic_id) {
-		err = -EINVAL;
-		goto out;
-	}
-	mutex_lock(&nic->fw_lock);
-	slot = vnet_fw_route_add(&nic->fw, peer_id, mac);
-	if (slot < 0)
-		err = -ENOSPC;
-	mutex_unlock(&nic->fw_lock);
-out:
-	mutex_unlock(&vnet_nics_lock);
-	return err;
-}
-
-int vnet_link_route_del(u32 nic_id, u32 peer_id)
-{
-	struct vnet_nic *nic;
-	int err = 0;
-
-	if (peer_id > VNET_MAX_NIC_ID)
-		return -EINVAL;
-	mutex_lock(&vnet_nics_lock);
-	nic = vnet_nic_find(nic_id);
-	if (!nic) {
-		err = -ENODEV;
-	} else {
-		mutex_lock(&nic->fw_lock);
-		if (!vnet_fw_route_del(&nic->fw, peer_id))
-			err = -ENOENT;
-		mutex_unlock(&nic->fw_lock);
-	}
-	mutex_unlock(&vnet_nics_lock);
-	return err;
-}
-
-int vnet_link_route_list(u32 nic_id, struct vnet_route __user *routes,
-			 u32 *count)
-{
-	struct vnet_nic *nic;
-	struct vnet_route *buf;
-	u32 i, n = 0;
-	int err = 0;
-
-	mutex_lock(&vnet_nics_lock);
-	nic = vnet_nic_find(nic_id);
-	if (!nic) {
-		mutex_unlock(&vnet_nics_lock);
-		return -ENODEV;
-	}
-	buf = kvcalloc(nic->fw.max_peers, sizeof(*buf), GFP_KERNEL);
-	if (!buf) {
-		mutex_unlock(&vnet_nics_lock);
-		return -ENOMEM;
-	}
-	mutex_lock(&nic->fw_lock);
-	for (i = 0; i < nic->fw.max_peers; i++) {
-		if (!nic->fw.peers[i].valid)
-			continue;
-		buf[n].nic_id = nic_id;
-		buf[n].peer_id = nic->fw.peers[i].nic_id;
-		ether_addr_copy(buf[n].mac, nic->fw.peers[i].mac);
-		n++;
-	}
-	mutex_unlock(&nic->fw_lock);
-	mutex_unlock(&vnet_nics_lock);
-
-	if (copy_to_user(routes, buf, array_size(min(n, *count), sizeof(*buf))))
-		err = -EFAULT;
-	*count = n;
-	kvfree(buf);
-	return err;
 }

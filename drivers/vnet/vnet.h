@@ -204,10 +204,12 @@ void vnet_link_set_up(struct vnet_nic *nic, bool up);
 void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu);
 void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		    u32 hdr_len, const void *payload, u32 len);
-int vnet_link_route_add(u32 nic_id, u32 peer_id, const u8 *mac);
-int vnet_link_route_del(u32 nic_id, u32 peer_id);
-int vnet_link_route_list(u32 nic_id, struct vnet_route __user *routes,
-			 u32 *count);
+
+/* routes.c */
+int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac);
+int vnet_route_del(u32 nic_id, u32 peer_id);
+int vnet_route_list(u32 nic_id, struct vnet_route __user *routes,
+		    u32 *count);
 
 /* cache.c */
 int vnet_ep_fault_in(struct vnet_ep *ep);
