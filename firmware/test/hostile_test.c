@@ -15,22 +15,6 @@
 #define STUCK_SENDER	CLIENTS		/* endpoint on NIC 0 */
 #define STUCK		(CLIENTS + 1)	/* endpoint on NIC 1 that never drains */
 
-static void run_for(struct sim_net *net, u64 t)
-{
-	u64 end = net->now + t;
-
-	while (net->now < end)
-		sim_net_step(net, 20);
-}
-
-static struct vnet_desc req(u32 n)
-{
-	struct vnet_desc d = { .handler = 1, .nargs = 1 };
-
-	d.args[0] = n;
-	return d;
-}
-
 /* A packet to NIC @to that claims to come from the Ethernet address @mac. */
 static void inject(struct sim_net *net, u32 to, const u8 *mac, void *pkt,
 		   u32 len)
@@ -78,7 +62,7 @@ static void drive(struct sim_net *net, struct pairs *t, bool flood)
 			sim_consume(a, i, VNET_Q_REP_RECV);
 		}
 		if (!t->outstanding[i]) {
-			struct vnet_desc q = req(i);
+			struct vnet_desc q = sim_request(i);
 
 			if (!sim_post(a, i, VNET_Q_REQ_SEND, &q, NULL))
 				t->outstanding[i]++;
@@ -94,7 +78,7 @@ static void drive(struct sim_net *net, struct pairs *t, bool flood)
 		sim_consume(a, STUCK_SENDER, VNET_Q_REP_RECV);
 	}
 	while (flood) {
-		struct vnet_desc q = req(99);
+		struct vnet_desc q = sim_request(99);
 
 		q.slot = 1;
 		if (sim_post(a, STUCK_SENDER, VNET_Q_REQ_SEND, &q, NULL))
@@ -221,7 +205,7 @@ TEST_F(forged, flood_from_wrong_mac_changes_nothing)
 	struct vnet_fw_send_chan tx[SIM_CHANNELS];
 	struct vnet_fw_recv_chan rx[SIM_CHANNELS];
 	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
-	struct vnet_desc d = req(1);
+	struct vnet_desc d = sim_request(1);
 	u8 buf[VNET_WIRE_DATA_LEN];
 	u32 i, seed = 5;
 
@@ -240,7 +224,7 @@ TEST_F(forged, flood_from_wrong_mac_changes_nothing)
 	EXPECT_EQ(10000, a->fw.stats.bad_source);
 	EXPECT_EQ(0, a->ep[0].fw.stats.received + a->ep[1].fw.stats.received);
 
-	run_for(&self->net, 5 * a->fw.quantum);
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
 	ASSERT_NE(NULL, sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV));
 	EXPECT_EQ(1, sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV)->args[0]);
 }
@@ -294,7 +278,7 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 		const struct vnet_desc *got = NULL;
 		u64 start, resolved = 0;
 
-		d = req(round);
+		d = sim_request(round);
 		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 		sim_net_step(&self->net, 20);
 		ASSERT_EQ(1, a->ep[0].fw.unresolved);
@@ -321,7 +305,7 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 	}
 
 	/* Closing: forgotten at once. */
-	d = req(7);
+	d = sim_request(7);
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	sim_net_step(&self->net, 20);
 	ASSERT_EQ(1, a->ep[0].fw.unresolved);
@@ -375,12 +359,12 @@ TEST_F(readd, sender_in_fresh_slot_is_not_taken_for_a_duplicate)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
 	struct vnet_fw_peer *p;
-	struct vnet_desc d = req(0);
+	struct vnet_desc d = sim_request(0);
 	u8 seen[2] = {};
 	u32 expected, c;
 
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-	run_for(&self->net, 500);
+	sim_net_run_for(&self->net, 500);
 	ASSERT_EQ(1, drain(b, seen, 2));
 	p = &a->fw.peers[a->fw.peer_of[1]];
 	for (c = 0; c < SIM_CHANNELS && !b->fw.peers[0].rx[c].valid; c++)
@@ -396,9 +380,9 @@ TEST_F(readd, sender_in_fresh_slot_is_not_taken_for_a_duplicate)
 	/* The worst luck: the channel's next number is the old last one. */
 	p->tx[c].seq = expected - 2;
 
-	d = req(1);
+	d = sim_request(1);
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-	run_for(&self->net, 5000);
+	sim_net_run_for(&self->net, 5000);
 	drain(b, seen, 2);
 	EXPECT_EQ(1, seen[0]);
 	EXPECT_EQ(1, seen[1]);
@@ -413,19 +397,19 @@ TEST_F(readd, sender_in_fresh_slot_is_not_taken_for_a_duplicate)
 TEST_F(readd, receiver_readd_does_not_deliver_twice)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
-	struct vnet_desc d = req(0);
+	struct vnet_desc d = sim_request(0);
 	u8 seen[1] = {};
 
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	sim_net_step(&self->net, 20);
 	self->net.down[0] = true;	/* its ACK will be lost */
-	run_for(&self->net, 200);
+	sim_net_run_for(&self->net, 200);
 	ASSERT_EQ(1, drain(b, seen, 1));
 
 	vnet_fw_route_del(&b->fw, 0);
 	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0]));
 	self->net.down[0] = false;
-	run_for(&self->net, 5 * a->fw.quantum);
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
 	drain(b, seen, 1);
 	EXPECT_EQ(1, seen[0]);
 	EXPECT_EQ(0, a->fw.nactive);
@@ -451,7 +435,7 @@ TEST_F(readd, churn_never_duplicates)
 	self->net.reorder = 100;
 	while (done < N && self->net.now < 4000000) {
 		while (sent < N && sent - done < 4) {
-			struct vnet_desc q = req(sent);
+			struct vnet_desc q = sim_request(sent);
 
 			if (sim_post(a, 0, VNET_Q_REQ_SEND, &q, NULL))
 				break;
@@ -484,7 +468,7 @@ TEST_F(readd, churn_never_duplicates)
 			u32 peer = s == a ? 1 : 0;
 
 			vnet_fw_route_del(&s->fw, peer);
-			run_for(&self->net, 40);
+			sim_net_run_for(&self->net, 40);
 			vnet_fw_route_add(&s->fw, peer, self->mac[peer]);
 		}
 	}

@@ -229,26 +229,10 @@ FIXTURE_TEARDOWN(pair)
 	sim_net_fini(&self->net);
 }
 
-static void run_for(struct sim_net *net, u64 t)
-{
-	u64 end = net->now + t;
-
-	while (net->now < end)
-		sim_net_step(net, 20);
-}
-
-static struct vnet_desc req(u32 n)
-{
-	struct vnet_desc d = { .handler = 1, .nargs = 1 };
-
-	d.args[0] = n;
-	return d;
-}
-
 TEST_F(pair, unreachable_after_retry_limit)
 {
 	struct sim_nic *a = self->net.nic[0];
-	struct vnet_desc d = req(9);
+	struct vnet_desc d = sim_request(9);
 	const struct vnet_desc *got;
 	u64 start = self->net.now, bound;
 
@@ -273,9 +257,9 @@ TEST_F(pair, unreachable_after_retry_limit)
 	/* The link comes back: the channel restarts and works. */
 	self->net.down[1] = false;
 	sim_consume(a, 0, VNET_Q_REP_RECV);
-	d = req(10);
+	d = sim_request(10);
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-	run_for(&self->net, 5000);
+	sim_net_run_for(&self->net, 5000);
 	got = sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV);
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(10, got->args[0]);
@@ -284,7 +268,7 @@ TEST_F(pair, unreachable_after_retry_limit)
 TEST_F(pair, no_route_is_unreachable_at_once)
 {
 	struct sim_nic *a = self->net.nic[0];
-	struct vnet_desc d = req(1);
+	struct vnet_desc d = sim_request(1);
 	const struct vnet_desc *got;
 
 	sim_map(a, 0, 3, 77, 1, TAG);
@@ -299,7 +283,7 @@ TEST_F(pair, no_route_is_unreachable_at_once)
 TEST_F(pair, remote_returns_carry_the_reason)
 {
 	struct sim_nic *a = self->net.nic[0];
-	struct vnet_desc d = req(1);
+	struct vnet_desc d = sim_request(1);
 	const struct vnet_desc *got;
 
 	sim_map(a, 0, 1, 1, 1, TAG + 1);	/* wrong tag */
@@ -312,7 +296,7 @@ TEST_F(pair, remote_returns_carry_the_reason)
 	d.flags = VNET_DESC_XFER;		/* no segment over there */
 	d.len = 10;
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, "0123456789"));
-	run_for(&self->net, 3000);
+	sim_net_run_for(&self->net, 3000);
 
 	got = sim_peek(a, 0, VNET_Q_REP_RECV);
 	ASSERT_NE(NULL, got);
@@ -338,10 +322,10 @@ TEST_F(pair, remote_returns_carry_the_reason)
 TEST_F(pair, wire_delivery_serves_only_the_receiver)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
-	struct vnet_desc d = req(1);
+	struct vnet_desc d = sim_request(1);
 
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-	run_for(&self->net, 1000);
+	sim_net_run_for(&self->net, 1000);
 	ASSERT_NE(NULL, sim_peek(b, 1, VNET_Q_REQ_RECV));
 	EXPECT_EQ(1, a->ep[0].fw.stats.sent);
 	EXPECT_FALSE(a->ep[0].fw.served);
@@ -353,7 +337,7 @@ TEST_F(pair, medium_payload_and_mtu)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
 	static u8 buf[VNET_MEDIUM_MAX];
-	struct vnet_desc d = req(1);
+	struct vnet_desc d = sim_request(1);
 	const struct vnet_desc *got;
 	u32 i;
 
@@ -362,7 +346,7 @@ TEST_F(pair, medium_payload_and_mtu)
 	d.flags = VNET_DESC_MEDIUM;
 	d.len = sizeof(buf);
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, buf));
-	run_for(&self->net, 1000);
+	sim_net_run_for(&self->net, 1000);
 	got = sim_peek(b, 1, VNET_Q_REQ_RECV);
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(sizeof(buf), got->len);
@@ -372,7 +356,7 @@ TEST_F(pair, medium_payload_and_mtu)
 	/* A 1500-byte link cannot carry it. */
 	a->fw.mtu = 1500;
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, buf));
-	run_for(&self->net, 1000);
+	sim_net_run_for(&self->net, 1000);
 	got = sim_peek(a, 0, VNET_Q_REP_RECV);
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(VNET_RET_TOO_LARGE, got->status);
@@ -384,30 +368,30 @@ TEST_F(pair, full_queue_is_nacked_then_delivered)
 	u32 i, got = 0;
 
 	for (i = 0; i < VNET_QUEUE_DEPTH; i++) {
-		struct vnet_desc d = req(i);
+		struct vnet_desc d = sim_request(i);
 
 		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	}
 	/* b takes nothing for a while: its queue fills, then NACKs. */
 	for (i = 0; i < 3; i++) {
-		struct vnet_desc d = req(100 + i);
+		struct vnet_desc d = sim_request(100 + i);
 
-		run_for(&self->net, 2000);
+		sim_net_run_for(&self->net, 2000);
 		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	}
-	run_for(&self->net, 5000);
+	sim_net_run_for(&self->net, 5000);
 	EXPECT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
 	while (got < VNET_QUEUE_DEPTH + 3) {
 		const struct vnet_desc *d;
 
-		run_for(&self->net, 2000);
+		sim_net_run_for(&self->net, 2000);
 		while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
 			got++;
 			sim_consume(b, 1, VNET_Q_REQ_RECV);
 		}
 		ASSERT_GT(100000, self->net.now);
 	}
-	run_for(&self->net, 5000);
+	sim_net_run_for(&self->net, 5000);
 	EXPECT_EQ(VNET_QUEUE_DEPTH + 3, b->ep[1].fw.stats.received);
 	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
 }
@@ -434,21 +418,21 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 
 	/* Fill b's queue, then one more that b will NACK. */
 	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
-		struct vnet_desc d = req(i);
+		struct vnet_desc d = sim_request(i);
 
 		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-		run_for(&self->net, 300);
+		sim_net_run_for(&self->net, 300);
 	}
-	run_for(&self->net, 3000);
+	sim_net_run_for(&self->net, 3000);
 	EXPECT_EQ(1, p->unacked);
 	EXPECT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
 
 	a->ep[0].fw.moving = true;
-	run_for(&self->net, 5 * a->fw.quantum);
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
 	ASSERT_EQ(0, a->ep[0].fw.unresolved);
 	EXPECT_LT(0, a->flushed[0]);
 	retrans = a->fw.stats.retransmits;
-	run_for(&self->net, 5 * a->fw.quantum);
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
 	EXPECT_EQ(retrans, a->fw.stats.retransmits);
 
 	/* a leaves its frame. */
@@ -465,7 +449,7 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 	 * b's side answers replays of old DATA with duplicate ACKs: feed
 	 * whatever it sent back to a as well.
 	 */
-	run_for(&self->net, 200);
+	sim_net_run_for(&self->net, 200);
 	EXPECT_EQ(0, memcmp(frame_copy, a->ep[0].frame, VNET_FRAME_SIZE));
 	for (i = 0; i < SIM_CHANNELS; i++) {
 		EXPECT_EQ(saved[i].state, p->tx[i].state);
@@ -482,19 +466,19 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 
 		if (got == VNET_QUEUE_DEPTH + 1)
 			for (i = 0; i < 8; i++) {
-				struct vnet_desc n = req(1000 + i);
+				struct vnet_desc n = sim_request(1000 + i);
 
 				ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND,
 						      &n, NULL));
 			}
-		run_for(&self->net, 2000);
+		sim_net_run_for(&self->net, 2000);
 		while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
 			got++;
 			sim_consume(b, 1, VNET_Q_REQ_RECV);
 		}
 		ASSERT_GT(1000000, self->net.now);
 	}
-	run_for(&self->net, 5000);
+	sim_net_run_for(&self->net, 5000);
 	EXPECT_EQ(VNET_QUEUE_DEPTH + 1 + 8, b->ep[1].fw.stats.received);
 	EXPECT_EQ(0, p->unacked);
 	free(frame_copy);
@@ -513,12 +497,12 @@ TEST_F(pair, flush_completes_when_rtt_exceeds_quantum)
 
 	self->net.delay = 3 * a->fw.quantum;
 	for (i = 0; i <= VNET_QUEUE_DEPTH + 2; i++) {
-		struct vnet_desc d = req(i);
+		struct vnet_desc d = sim_request(i);
 
 		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-		run_for(&self->net, 100);
+		sim_net_run_for(&self->net, 100);
 	}
-	run_for(&self->net, 50 * a->fw.quantum);
+	sim_net_run_for(&self->net, 50 * a->fw.quantum);
 	ASSERT_LT(0, self->net.nic[1]->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
 
 	a->ep[0].fw.moving = true;
@@ -543,12 +527,12 @@ TEST_F(pair, stale_nack_does_not_resolve)
 	self->net.tapcap = 64;
 	self->net.tap = malloc(64 * sizeof(*self->net.tap));
 	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
-		struct vnet_desc d = req(i);
+		struct vnet_desc d = sim_request(i);
 
 		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-		run_for(&self->net, 300);
+		sim_net_run_for(&self->net, 300);
 	}
-	run_for(&self->net, 500);
+	sim_net_run_for(&self->net, 500);
 	for (i = 0; i < self->net.taplen; i++) {
 		const struct vnet_wire_hdr *h = (void *)self->net.tap[i].data;
 
@@ -560,7 +544,7 @@ TEST_F(pair, stale_nack_does_not_resolve)
 
 	/* The receiver goes quiet; the retransmission gets no answer. */
 	self->net.down[1] = true;
-	run_for(&self->net, 2 * a->fw.quantum);
+	sim_net_run_for(&self->net, 2 * a->fw.quantum);
 	ASSERT_EQ(1, a->ep[0].fw.unresolved);
 	inject_from(&self->net, 0, 1, nack.data, nack.len);
 	EXPECT_EQ(1, a->ep[0].fw.unresolved);

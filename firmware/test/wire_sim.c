@@ -99,6 +99,24 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 	}
 }
 
+/* Step the wire and every NIC for @t time units. */
+void sim_net_run_for(struct sim_net *net, u64 t)
+{
+	u64 end = net->now + t;
+
+	while (net->now < end)
+		sim_net_step(net, 20);
+}
+
+/* A short request to handler 1 through slot 0, with one argument. */
+struct vnet_desc sim_request(u32 arg0)
+{
+	struct vnet_desc d = { .handler = 1, .nargs = 1 };
+
+	d.args[0] = arg0;
+	return d;
+}
+
 /* Hand a packet straight to a NIC, as if it had just arrived from @src_mac. */
 void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
 		    const void *data, u32 len)
