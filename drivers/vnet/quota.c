@@ -3,9 +3,10 @@
  * Endpoints per user.  max_endpoints bounds one NIC; without a bound per
  * user one user could take every endpoint of every NIC, and with them the
  * memory each endpoint holds.  An endpoint is charged to its creator's real
- * uid when it is created, on whichever NIC, and uncharged when its memory
- * is freed.  Root is counted like anyone else: a runaway daemon starves the
- * others as well, and the administrator can raise max_endpoints_per_user.
+ * uid (or to the owner of the creator's user namespace) when it is
+ * created, on whichever NIC, and uncharged when its memory is freed.  Root
+ * is counted like anyone else: a runaway daemon starves the others as
+ * well, and the administrator can raise max_endpoints_per_user.
  */
 #include <linux/cred.h>
 #include <linux/err.h>
@@ -14,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 
 #include "vnet.h"
 
@@ -42,14 +44,30 @@ static struct vnet_user *vnet_user_find(kuid_t uid)
 }
 
 /*
- * Charge one endpoint to the calling task's real uid.  Returns the user to
- * hand to vnet_quota_uncharge() later, ERR_PTR(-EDQUOT) when the user
- * holds max_endpoints_per_user already, or ERR_PTR(-ENOMEM).
+ * Who pays for the caller's endpoints: its real uid, or, inside a user
+ * namespace, the user who created the outermost one.  Otherwise a user
+ * with a range of subordinate uids would map them into a namespace and
+ * have a quota for each.
+ */
+static kuid_t vnet_quota_payer(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+	kuid_t uid = current_uid();
+
+	for (; ns != &init_user_ns; ns = ns->parent)
+		uid = ns->owner;
+	return uid;
+}
+
+/*
+ * Charge one endpoint to the caller's payer.  Returns the user to hand to
+ * vnet_quota_uncharge() later, ERR_PTR(-EDQUOT) when the user holds
+ * max_endpoints_per_user already, or ERR_PTR(-ENOMEM).
  */
 struct vnet_user *vnet_quota_charge(void)
 {
 	unsigned int max = READ_ONCE(vnet_max_endpoints_per_user);
-	kuid_t uid = current_uid();
+	kuid_t uid = vnet_quota_payer();
 	struct vnet_user *user, *fresh;
 
 	/* Allocated before the lock, freed unused if the user is known. */
