@@ -7,12 +7,14 @@
  *
  *   pingpong [-w] [ROUNDS]                 both ends here, on NIC 0
  *   pingpong server NIC                    serve on NIC until a client stops it
- *   pingpong client NIC PEER_NIC:PEER_EP TAG [-w] [ROUNDS]
+ *   VNET_TAG=TAG pingpong client NIC PEER_NIC:PEER_EP [-w] [ROUNDS]
  *                                          ping a server, maybe on another node
  *
  * The server's tag is random and only the server's user sees it (on
  * stdout); that user hands it to the client, which is how the client gets
- * the right to send to the server.
+ * the right to send to the server.  The client takes it from its
+ * environment, which only its own user can read, not from its command
+ * line, which /proc shows to everyone.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -153,18 +155,20 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "server"))
 		return server_main(strtoul(argv[2], NULL, 0));
-	if (argc >= 5 && !strcmp(argv[1], "client")) {
+	if (argc >= 4 && !strcmp(argv[1], "client")) {
+		const char *secret = getenv("VNET_TAG");
+
 		if (sscanf(argv[3], "%u:%u", &sname.nic, &sname.ep) != 2) {
 			fprintf(stderr, "pingpong: PEER is NIC:EP\n");
 			return 2;
 		}
-		tag = strtoull(argv[4], &end, 0);
-		if (!*argv[4] || *end) {
-			fprintf(stderr, "pingpong: TAG is the number the server printed\n");
+		if (!secret || !*secret ||
+		    (tag = strtoull(secret, &end, 0), *end)) {
+			fprintf(stderr, "pingpong: VNET_TAG must hold the tag the server printed\n");
 			return 2;
 		}
-		wait = argc > 5 && !strcmp(argv[5], "-w");
-		rounds = argc > 5 + wait ? atoi(argv[5 + wait]) : 1000;
+		wait = argc > 4 && !strcmp(argv[4], "-w");
+		rounds = argc > 4 + wait ? atoi(argv[4 + wait]) : 1000;
 		CHECK(AM_Init());
 		err = client_run(strtoul(argv[2], NULL, 0), sname, tag, wait,
 				 rounds);
