@@ -53,6 +53,7 @@ static enum vnet_return_reason vnet_fw_route_request(struct vnet_fw_ep *src,
 		return VNET_RET_NO_SLOT;
 	rt->dest = t->name;
 	rt->tag = t->tag;
+	rt->key = src->reply_key;
 	rt->token = NULL;
 	return VNET_RET_NONE;
 }
@@ -68,6 +69,7 @@ static enum vnet_return_reason vnet_fw_route_reply(struct vnet_fw_ep *src,
 		return VNET_RET_BAD_TOKEN;
 	rt->dest = t->peer;
 	rt->tag = t->tag;
+	rt->key = t->key;
 	rt->token = t;
 	return VNET_RET_NONE;
 }
@@ -89,17 +91,20 @@ static bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset,
 /*
  * The destination endpoint of @msg on this NIC, checked the same way for a
  * message from a local sender and one off the wire: it exists, a request's
- * tag matches, a bulk transfer fits its segment.
+ * tag matches, a reply carries the reply key of the request it answers, a
+ * bulk transfer fits its segment.
  */
 enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,
 					  unsigned int rq,
-					  const struct vnet_desc *msg,
+					  const struct vnet_desc *msg, u64 key,
 					  struct vnet_fw_ep **dst)
 {
 	*dst = nic->ops->lookup(nic->ctx, ep);
 	if (!*dst)
 		return VNET_RET_NO_ENDPOINT;
 	if (rq == VNET_Q_REQ_RECV && !vnet_fw_tag_accepts((*dst)->tag, msg->tag))
+		return VNET_RET_BAD_TAG;
+	if (rq == VNET_Q_REP_RECV && key != (*dst)->reply_key)
 		return VNET_RET_BAD_TAG;
 	if ((msg->flags & VNET_DESC_XFER) &&
 	    !vnet_fw_seg_fits(*dst, msg->offset, msg->len))
@@ -132,7 +137,7 @@ static void vnet_fw_recv_announce(struct vnet_fw_nic *nic,
  */
 enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 				   struct vnet_fw_ep *dst, unsigned int rq,
-				   const struct vnet_desc *msg,
+				   const struct vnet_desc *msg, u64 key,
 				   const u8 *payload)
 {
 	struct vnet_frame *frame = fw_read_once(dst->frame);
@@ -165,6 +170,7 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 
 		t->peer = msg->peer;
 		t->tag = msg->tag;
+		t->key = key;
 		t->serial = serial;
 		t->valid = true;
 		slot->token = serial;
@@ -266,7 +272,7 @@ static void vnet_fw_fill_desc(struct vnet_desc *out, const struct vnet_desc *d,
 
 static struct vnet_fw_outcome
 vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
-		      unsigned int q, const struct vnet_desc *msg,
+		      unsigned int q, const struct vnet_desc *msg, u64 key,
 		      const u8 *payload)
 {
 	unsigned int rq = q == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
@@ -275,7 +281,7 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	struct vnet_desc in = *msg;
 	enum vnet_return_reason reason;
 
-	reason = vnet_fw_find_dest(nic, msg->peer.ep, rq, msg, &dst);
+	reason = vnet_fw_find_dest(nic, msg->peer.ep, rq, msg, key, &dst);
 	if (reason)
 		return vnet_fw_outcome(VNET_FW_REFUSED, reason);
 
@@ -283,7 +289,7 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	in.peer = src->name;
 	in.slot = 0;
 	in.token = 0;
-	if (vnet_fw_accept(nic, dst, rq, &in, payload) != VNET_FW_ACCEPTED)
+	if (vnet_fw_accept(nic, dst, rq, &in, key, payload) != VNET_FW_ACCEPTED)
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 	src->stats.sent++;
 	src->served = true;
@@ -322,9 +328,11 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 		msg.peer = rt.dest;
 		msg.tag = rt.tag;
 		if (rt.dest.nic == nic->nic_id)
-			out = vnet_fw_deliver_local(nic, src, q, &msg, payload);
+			out = vnet_fw_deliver_local(nic, src, q, &msg, rt.key,
+						    payload);
 		else
-			out = vnet_fw_send_remote(nic, src, &msg, q, payload);
+			out = vnet_fw_send_remote(nic, src, &msg, rt.key, q,
+						  payload);
 		if (out.fate == VNET_FW_WAITS)
 			return VNET_FW_HOLD;
 	}

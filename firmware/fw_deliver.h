@@ -44,18 +44,19 @@ static inline struct vnet_fw_outcome vnet_fw_outcome(enum vnet_fw_fate fate,
 struct vnet_fw_route {
 	struct vnet_name dest;
 	u64 tag;
+	u64 key;			/* see vnet_fw_send_chan.key */
 	struct vnet_fw_token *token;	/* the request a reply answers */
 };
 
 enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len);
 enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,
 					  unsigned int rq,
-					  const struct vnet_desc *msg,
+					  const struct vnet_desc *msg, u64 key,
 					  struct vnet_fw_ep **dst);
 
 enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 				   struct vnet_fw_ep *dst, unsigned int rq,
-				   const struct vnet_desc *msg,
+				   const struct vnet_desc *msg, u64 key,
 				   const u8 *payload);
 enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
 				       struct vnet_fw_ep *src,
@@ -75,7 +76,7 @@ void vnet_fw_token_revive(struct vnet_fw_ep *src, u32 serial,
 /* transport.c */
 struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 					   struct vnet_fw_ep *src,
-					   const struct vnet_desc *msg,
+					   const struct vnet_desc *msg, u64 key,
 					   unsigned int q, const u8 *payload);
 
 #endif /* _VNET_FW_DELIVER_H */

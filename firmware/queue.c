@@ -101,11 +101,12 @@ bool vnet_fw_recv_pending(const struct vnet_frame *frame)
 }
 
 void vnet_fw_ep_init(struct vnet_fw_ep *ep, struct vnet_name name,
-		     u8 *staging)
+		     u8 *staging, u64 reply_key)
 {
 	fw_memset(ep, 0, sizeof(*ep));
 	ep->name = name;
 	ep->staging = staging;
+	ep->reply_key = reply_key;
 	ep->tag = VNET_TAG_NONE;
 }
 

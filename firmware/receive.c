@@ -42,8 +42,6 @@ static bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
 {
 	unsigned int i;
 
-	if (w->__reserved0 || w->__reserved1)
-		return false;
 	fw_memset(m, 0, sizeof(*m));
 	m->handler = w->handler;
 	m->nargs = w->nargs;
@@ -68,14 +66,17 @@ static struct vnet_fw_outcome vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
 {
 	unsigned int rq = w->queue == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 							VNET_Q_REP_RECV;
+	u64 key = (u64)fw_be32_to_cpu(w->key_hi) << 32 |
+		  fw_be32_to_cpu(w->key_lo);
 	enum vnet_return_reason reason;
 	struct vnet_fw_ep *dst;
 
-	reason = vnet_fw_find_dest(nic, fw_be32_to_cpu(w->dst_ep), rq, m, &dst);
+	reason = vnet_fw_find_dest(nic, fw_be32_to_cpu(w->dst_ep), rq, m, key,
+				   &dst);
 	if (reason)
 		return vnet_fw_outcome(VNET_FW_REFUSED, reason);
 
-	switch (vnet_fw_accept(nic, dst, rq, m, payload)) {
+	switch (vnet_fw_accept(nic, dst, rq, m, key, payload)) {
 	case VNET_FW_ACCEPTED:
 		return vnet_fw_outcome(VNET_FW_MOVED, VNET_RET_NONE);
 	case VNET_FW_FULL:
@@ -108,8 +109,17 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		rc->incarnation = incarnation;
 		rc->expected = seq;
 	}
-	if (!rc->valid || rc->incarnation != incarnation) {
-		/* Not a start, and nothing to continue: stale. */
+	if (!rc->valid) {
+		/*
+		 * We lost this channel (we rebooted, or the slot went to
+		 * another NIC): only a SYNC may start it again.
+		 */
+		vnet_fw_xmit_ack(nic, p, VNET_WIRE_NACK, h->channel, seq, stamp,
+				 VNET_NACK_RESYNC);
+		return;
+	}
+	if (rc->incarnation != incarnation) {
+		/* Of an older incarnation of the sender's route: stale. */
 		nic->stats.duplicates++;
 		return;
 	}

@@ -20,11 +20,15 @@
  * and sits on the nic->active list while it has any, so a timer scan costs
  * work in proportion to the destinations with packets in flight.
  *
- * No destination endpoint holds more than half of a peer's channels, and
- * one that refuses a message (NACK) gets no new channel until it takes
- * it: a receiver that never drains holds a few channels to its NIC, and
- * every other endpoint there keeps the rest.  Its senders' messages wait
- * in their send queues, which stops only them.
+ * No sending endpoint holds more than half of a peer's channels; a
+ * destination that refuses a message (NACK) gets no new channel until it
+ * takes it, and a sender whose reply queue has no room for a return gets
+ * none until it makes room: a receiver that never drains, or a sender that
+ * never reads its returns, holds a few channels to a NIC, and every other
+ * endpoint keeps the rest.  The messages that wait sit in their senders'
+ * queues, which stops only those senders.  (Several senders that each
+ * feed a stuck receiver of their own can still take every channel, for
+ * busy_timeout at a time.)
  *
  * The flush rule lives here too: a channel counts as unresolved for its
  * sender while its latest transmission has neither an ACK nor a NACK.  The
@@ -33,7 +37,7 @@
  * one of this message's transmissions; a NACK resolves the message only if
  * it echoes the latest, so a late, duplicate or forged one never changes a
  * channel that has moved on.  Whatever a peer sends, a message is resolved
- * within max(busy_timeout, max_retries quanta).
+ * within max(busy_timeout, 2 * max_retries quanta).
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -115,7 +119,7 @@ static void vnet_fw_chan_set_state(struct vnet_fw_nic *nic,
 }
 
 static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
-			    u32 src_ep, unsigned int q)
+			    u64 key, u32 src_ep, unsigned int q)
 {
 	unsigned int i;
 
@@ -128,6 +132,8 @@ static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
 	w->nargs = m->nargs;
 	w->flags = m->flags & VNET_DESC_USER_FLAGS;
 	w->len = fw_cpu_to_be32(m->len);
+	w->key_hi = fw_cpu_to_be32(key >> 32);
+	w->key_lo = fw_cpu_to_be32((u32)key);
 	w->offset = fw_cpu_to_be64(m->offset);
 	for (i = 0; i < VNET_MAX_ARGS; i++)
 		w->args[i] = fw_cpu_to_be32(m->args[i]);
@@ -168,7 +174,7 @@ static void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 
 	vnet_fw_put_hdr(nic, &pkt.hdr, p, VNET_WIRE_DATA, c,
 			ch->sync ? VNET_WIRE_SYNC : 0, ch->seq, ch->stamp);
-	vnet_fw_put_msg(&pkt.msg, &ch->msg, ch->src_ep, ch->queue);
+	vnet_fw_put_msg(&pkt.msg, &ch->msg, ch->key, ch->src_ep, ch->queue);
 	crc = vnet_crc32c(0, &pkt, sizeof(pkt));
 	crc = vnet_crc32c(crc, ch->payload, ch->payload ? ch->msg.len : 0);
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
@@ -196,25 +202,32 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 }
 
 /*
- * May a message to endpoint @ep of peer @p take one more channel?  Not past
- * half the channels (rounded up), and not while that endpoint refuses what
- * it already has.
+ * May a message from @src to endpoint @ep of peer @p take one more channel?
+ * Not past half the channels (rounded up) from @src; not while that
+ * endpoint refuses what it already has; and not while @src has a return
+ * waiting for room in its own reply queue.
  */
-static bool vnet_fw_dest_may_send(const struct vnet_fw_nic *nic,
-				  const struct vnet_fw_peer *p, u32 ep)
+static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
+			     const struct vnet_fw_peer *p,
+			     const struct vnet_fw_ep *src, u32 ep)
 {
-	u32 c, used = 0;
+	u32 c, from_src = 0;
 
 	for (c = 0; c < nic->nchannels; c++) {
 		const struct vnet_fw_send_chan *ch = &p->tx[c];
 
-		if (ch->state != VNET_CHAN_INFLIGHT || ch->msg.peer.ep != ep)
+		if (ch->state == VNET_CHAN_FREE)
 			continue;
-		if (ch->refused)
+		if (ch->src == src) {
+			if (ch->state == VNET_CHAN_RETURNING)
+				return false;
+			from_src++;
+		}
+		if (ch->state == VNET_CHAN_INFLIGHT && ch->refused &&
+		    ch->msg.peer.ep == ep)
 			return false;
-		used++;
 	}
-	return used < (nic->nchannels + 1) / 2;
+	return from_src < (nic->nchannels + 1) / 2;
 }
 
 /*
@@ -224,7 +237,7 @@ static bool vnet_fw_dest_may_send(const struct vnet_fw_nic *nic,
  */
 struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 					   struct vnet_fw_ep *src,
-					   const struct vnet_desc *msg,
+					   const struct vnet_desc *msg, u64 key,
 					   unsigned int q, const u8 *payload)
 {
 	u32 slot = msg->peer.nic < 65536 ? nic->peer_of[msg->peer.nic] :
@@ -245,10 +258,11 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 		}
 	}
 	if (!ch || (msg->len && !nic->pool_free) ||
-	    !vnet_fw_dest_may_send(nic, p, msg->peer.ep))
+	    !vnet_fw_may_send(nic, p, src, msg->peer.ep))
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 
 	ch->msg = *msg;
+	ch->key = key;
 	ch->payload = NULL;
 	if (msg->len) {
 		ch->payload = nic->pool[--nic->pool_free];
@@ -273,8 +287,10 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
  * Write a message the receiver (or the timer) handed back into its
  * sender's reply receive queue.  It waits on the channel while the sender
  * is off the card or its queue is full; it no longer waits on the wire, so
- * it does not hold up a flush.  A reply handed back for a fault of its own
- * gives back the token it spent.
+ * it does not hold up a flush.  A sender that leaves its reply queue full
+ * for busy_timeout loses the message: it only hurts itself, and the
+ * channel goes back to everyone else.  A reply handed back for a fault of
+ * its own gives back the token it spent.
  */
 static void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			       struct vnet_fw_send_chan *ch)
@@ -292,8 +308,13 @@ static void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		return;
 	}
 	if (vnet_fw_give_back(nic, src, frame, &ch->msg, ch->reason,
-			      ch->payload) == VNET_FW_HOLD)
+			      ch->payload) == VNET_FW_HOLD) {
+		if (nic->now - ch->returning_at < nic->busy_timeout)
+			return;
+		src->stats.rejected++;
+		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 		return;
+	}
 	if (ch->queue == VNET_Q_REP_SEND)
 		vnet_fw_token_revive(src, ch->msg.token, ch->reason);
 	nic->stats.returned[ch->reason]++;
@@ -306,6 +327,7 @@ static void vnet_fw_start_return(struct vnet_fw_nic *nic,
 {
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_RETURNING);
 	ch->reason = reason;
+	ch->returning_at = nic->now;
 	vnet_fw_try_return(nic, p, ch);
 }
 
@@ -337,12 +359,16 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 {
 	struct vnet_fw_send_chan *ch;
 
+	if (status >= VNET_RET_NR) {
+		nic->stats.bad_frames++;
+		return;
+	}
 	nic->stats.rx_ack++;
 	ch = vnet_fw_answered(nic, p, c, seq, stamp);
 	if (!ch)
 		return;
 	ch->sync = false;
-	if (status == VNET_RET_NONE || status >= VNET_RET_NR)
+	if (status == VNET_RET_NONE)
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 	else
 		vnet_fw_start_return(nic, p, ch, status);
@@ -358,6 +384,18 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	ch = vnet_fw_answered(nic, p, c, seq, stamp);
 	if (!ch)
 		return;
+	if (reason == VNET_NACK_RESYNC) {
+		/*
+		 * The receiver has no state for the channel: restart it.  A
+		 * receiver that has state takes a SYNC as usual, so a forged
+		 * one costs a retransmission, nothing more.
+		 */
+		if (!ch->sync) {
+			ch->sync = true;
+			ch->due = nic->now;
+		}
+		return;
+	}
 	/* The busy clock starts once, at the first refusal, whatever follows. */
 	if (!ch->refused) {
 		ch->refused = true;
@@ -393,17 +431,19 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	}
 	if (ch->state != VNET_CHAN_INFLIGHT || nic->now < ch->due)
 		return;
-	if (ch->nacked) {
+	if (ch->refused && nic->now - ch->refused_at >= nic->busy_timeout) {
 		/*
-		 * Refused too long.  Its latest transmission was refused, so
-		 * the receiver does not have it: back to the sender, and the
+		 * Refused too long.  If its latest transmission was refused
+		 * the receiver does not have it: busy.  Otherwise it may:
+		 * unreachable, as when retries run out.  Either way the
 		 * channel's next message restarts the receiver's sequence.
 		 */
-		if (nic->now - ch->refused_at >= nic->busy_timeout) {
-			ch->sync = true;
-			vnet_fw_start_return(nic, p, ch, VNET_RET_BUSY);
-			return;
-		}
+		ch->sync = true;
+		vnet_fw_start_return(nic, p, ch, ch->nacked ? VNET_RET_BUSY :
+						       VNET_RET_UNREACHABLE);
+		return;
+	}
+	if (ch->nacked) {
 		/* Resolved for the flush: leave it until the move is done. */
 		if (ch->src && fw_read_once(ch->src->moving))
 			return;

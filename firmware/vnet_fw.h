@@ -57,6 +57,7 @@ struct vnet_fw_translation {
 struct vnet_fw_token {
 	struct vnet_name peer;
 	u64 tag;
+	u64 key;			/* the requester's reply key */
 	u32 serial;
 	bool valid;
 };
@@ -86,6 +87,13 @@ struct vnet_fw_ep {
 	u64 seg_len;
 	struct vnet_name name;
 	u64 tag;
+	/*
+	 * What a reply to one of its requests must carry: random, set by the
+	 * host, never in user memory.  Requests carry it on the wire, the
+	 * replier's token keeps it, and only a reply that quotes it is
+	 * delivered: a reply cannot be forged without having seen a request.
+	 */
+	u64 reply_key;
 	struct vnet_fw_translation xlate[VNET_MAX_SLOTS];
 
 	u32 send_cons[2];		/* VNET_Q_REQ_SEND, VNET_Q_REP_SEND */
@@ -140,12 +148,15 @@ enum vnet_fw_chan_state {
  */
 struct vnet_fw_send_chan {
 	struct vnet_desc msg;		/* as the sender's firmware checked it */
+	/* A request: its sender's reply key; a reply: its request's. */
+	u64 key;
 	u8 *payload;			/* pool buffer, or NULL */
 	struct vnet_fw_ep *src;		/* NULL once its owner closed */
 	u32 src_ep;			/* its index, for retransmissions */
 	u64 due;			/* when to retransmit */
 	u64 sent_at;			/* the latest transmission */
 	u64 refused_at;			/* its first NACK, if refused */
+	u64 returning_at;		/* when it started back to its sender */
 	u32 seq;
 	u32 first_stamp;		/* of this message's first transmission */
 	u32 stamp;			/* of the latest transmission */
@@ -235,7 +246,7 @@ struct vnet_fw_round {
 };
 
 void vnet_fw_ep_init(struct vnet_fw_ep *ep, struct vnet_name name,
-		     u8 *staging);
+		     u8 *staging, u64 reply_key);
 void vnet_fw_frame_init(const struct vnet_fw_ep *ep, struct vnet_frame *frame);
 void vnet_fw_frame_restore(const struct vnet_fw_ep *ep,
 			   struct vnet_frame *frame);

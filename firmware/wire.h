@@ -36,6 +36,8 @@ enum vnet_wire_type {
 enum vnet_nack_reason {
 	VNET_NACK_QUEUE_FULL,
 	VNET_NACK_NOT_RESIDENT,
+	/* No state for this channel (it rebooted): send again with SYNC. */
+	VNET_NACK_RESYNC,
 	VNET_NACK_NR,
 };
 
@@ -60,9 +62,9 @@ struct vnet_wire_msg {
 	u8 handler;
 	u8 nargs;
 	u8 flags;		/* VNET_DESC_USER_FLAGS */
-	__be32 __reserved0;	/* zero */
+	__be32 key_hi;		/* request: the sender's reply key; */
 	__be32 len;
-	__be32 __reserved1;	/* zero */
+	__be32 key_lo;		/* reply: that of the request it answers */
 	__be64 offset;
 	__be32 args[VNET_MAX_ARGS];
 };

@@ -5,6 +5,7 @@
  */
 #include <linux/idr.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -89,7 +90,7 @@ struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
 
 	name.nic = nic->id;
 	name.ep = index;
-	vnet_fw_ep_init(&ep->fw, name, ep->staging);
+	vnet_fw_ep_init(&ep->fw, name, ep->staging, get_random_u64());
 	vnet_fw_frame_init(&ep->fw, ep->image);
 
 	kref_get(&nic->ref);

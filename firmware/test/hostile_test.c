@@ -38,7 +38,8 @@ struct pairs {
  * NIC 1; with @flood, STUCK_SENDER keeps its send queue full of requests
  * to STUCK, which takes nothing.
  */
-static void drive(struct sim_net *net, struct pairs *t, bool flood)
+static void drive(struct sim_net *net, struct pairs *t, bool flood,
+		  bool read_returns)
 {
 	struct sim_nic *a = net->nic[0], *b = net->nic[1];
 	const struct vnet_desc *d;
@@ -68,7 +69,8 @@ static void drive(struct sim_net *net, struct pairs *t, bool flood)
 				t->outstanding[i]++;
 		}
 	}
-	while ((d = sim_peek(a, STUCK_SENDER, VNET_Q_REP_RECV))) {
+	while (read_returns &&
+	       (d = sim_peek(a, STUCK_SENDER, VNET_Q_REP_RECV))) {
 		if (d->status == VNET_RET_BUSY) {
 			if (!t->busy++)
 				t->first_busy_at = net->now;
@@ -113,7 +115,7 @@ TEST(stuck_receiver_does_not_block_others)
 	pairs_setup(&net);
 	span = 3 * net.nic[0]->fw.busy_timeout;
 	for (start = net.now; net.now - start < span;) {
-		drive(&net, &alone, false);
+		drive(&net, &alone, false, true);
 		sim_net_step(&net, 20);
 	}
 	sim_net_fini(&net);
@@ -121,7 +123,7 @@ TEST(stuck_receiver_does_not_block_others)
 	pairs_setup(&net);
 	bound = net.nic[0]->fw.busy_timeout + 3 * net.nic[0]->fw.quantum;
 	for (start = net.now; net.now - start < span;) {
-		drive(&net, &stuck, true);
+		drive(&net, &stuck, true, true);
 		sim_net_step(&net, 20);
 	}
 
@@ -258,16 +260,16 @@ static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale)
 
 /*
  * From the right address, NACKs can hold a message no longer than the
- * documented bound, max(busy_timeout, max_retries quanta): stale ones are
- * no answer, current ones start the busy clock once.  And a closing
+ * documented bound, max(busy_timeout, 2 * max_retries quanta): stale ones
+ * are no answer, current ones start the busy clock once.  And a closing
  * endpoint is forgotten at once, whatever is on the wire.
  */
 TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 {
 	struct sim_nic *a = self->net.nic[0];
 	struct vnet_fw_nic *fw = &a->fw;
-	u64 bound = (fw->busy_timeout > fw->max_retries * fw->quantum ?
-		     fw->busy_timeout : fw->max_retries * fw->quantum) +
+	u64 bound = (fw->busy_timeout > 2 * fw->max_retries * fw->quantum ?
+		     fw->busy_timeout : 2 * fw->max_retries * fw->quantum) +
 		    2 * fw->quantum;
 	struct vnet_desc d;
 	u32 round;
@@ -479,6 +481,146 @@ TEST_F(readd, churn_never_duplicates)
 	       (unsigned long long)self->net.sent,
 	       (unsigned long long)self->net.lost,
 	       (unsigned long long)self->net.duplicated);
+}
+
+/*
+ * Current NACKs until just before busy_timeout, then stale ones: the
+ * message still comes back within the bound, not after the one and then
+ * the other.
+ */
+TEST_F(forged, mixed_nacks_stay_within_the_bound)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_fw_nic *fw = &a->fw;
+	u64 bound = (fw->busy_timeout > 2 * fw->max_retries * fw->quantum ?
+		     fw->busy_timeout : 2 * fw->max_retries * fw->quantum) +
+		    2 * fw->quantum;
+	struct vnet_desc d = sim_request(0);
+	const struct vnet_desc *got = NULL;
+	u64 start;
+
+	self->net.down[1] = true;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	start = self->net.now;
+	while (!got && self->net.now - start < 10 * bound) {
+		forge_nacks(&self->net, self->mac[1], self->net.now - start >
+			    fw->busy_timeout - 3 * fw->quantum);
+		sim_net_step(&self->net, 20);
+		got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	}
+	ASSERT_NE(NULL, got);
+	TH_LOG("returned after %llu (bound %llu)",
+	       (unsigned long long)(self->net.now - start),
+	       (unsigned long long)bound);
+	EXPECT_LE(self->net.now - start, bound);
+}
+
+/*
+ * A reply must quote the reply key of a request its sender really got:
+ * one forged from a routed peer's address, with a channel restarted by
+ * SYNC, lands nowhere -- not even a bulk reply into a pinned segment.
+ */
+TEST_F(forged, reply_without_its_request_key_is_refused)
+{
+	struct sim_nic *b = self->net.nic[1];
+	u8 buf[VNET_WIRE_DATA_LEN + 64], seg[4096] = {};
+	struct vnet_wire_hdr *h = (void *)buf;
+	struct vnet_wire_msg *w = (void *)(h + 1);
+
+	b->ep[1].fw.seg = seg;
+	b->ep[1].fw.seg_len = sizeof(seg);
+	memset(buf, 0, sizeof(buf));
+	h->version = VNET_WIRE_VERSION;
+	h->type = VNET_WIRE_DATA;
+	h->flags = VNET_WIRE_SYNC;
+	h->src_nic = htobe16(0);
+	h->dst_nic = htobe16(1);
+	h->incarnation = htobe32(0xabcdef);
+	h->seq = htobe32(1);
+	w->dst_ep = htobe32(1);
+	w->queue = VNET_Q_REP_SEND;
+	w->flags = VNET_DESC_XFER;
+	w->len = htobe32(64);
+	w->offset = htobe64(128);
+	memset(buf + VNET_WIRE_DATA_LEN, 0x41, 64);
+	inject(&self->net, 1, self->mac[0], buf, sizeof(buf));
+	EXPECT_EQ(0, seg[128]);
+	EXPECT_EQ(0, b->ep[1].fw.stats.received);
+	b->ep[1].fw.seg = NULL;
+}
+
+/*
+ * A sender that never reads its reply queue gets messages back until it
+ * is full; further returns wait for it, but hold no channel from anyone
+ * else for long, and it gets no new channel meanwhile.
+ */
+TEST(returns_waiting_for_their_sender_block_only_it)
+{
+	struct sim_net net;
+	struct pairs alone = {}, beside = {};
+	u64 span, start;
+	u32 i, round;
+
+	for (round = 0; round < 2; round++) {
+		struct pairs *t = round ? &beside : &alone;
+
+		pairs_setup(&net);
+		/* The stuck sender's slot 1 now points at a wrong tag. */
+		sim_map(net.nic[0], STUCK_SENDER, 1, 1, 1, TAG + 1);
+		span = 3 * net.nic[0]->fw.busy_timeout;
+		for (start = net.now; net.now - start < span;) {
+			struct vnet_desc q = sim_request(99);
+
+			drive(&net, t, false, false);
+			q.slot = 1;
+			while (round && !sim_post(net.nic[0], STUCK_SENDER,
+						  VNET_Q_REQ_SEND, &q, NULL))
+				;
+			/* ...and never reads what comes back. */
+			sim_net_step(&net, 20);
+		}
+		sim_net_fini(&net);
+	}
+	for (i = 0; i < CLIENTS; i++) {
+		TH_LOG("client %u: %u round trips alone, %u beside a sender "
+		       "that reads no returns", i, alone.round_trips[i],
+		       beside.round_trips[i]);
+		EXPECT_GE(beside.round_trips[i] * 100,
+			  alone.round_trips[i] * 95);
+	}
+}
+
+/*
+ * A peer that reboots lost its channels: the first message to it is not
+ * dropped as stale until it runs out of retries, the receiver asks for a
+ * SYNC and gets the message at once.
+ */
+TEST_F(readd, rebooted_receiver_takes_the_next_message_at_once)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = sim_request(0);
+	u8 seen[2] = {};
+	u64 start;
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 500);
+	ASSERT_EQ(1, drain(b, seen, 2));
+
+	/* b reboots: a fresh transport, its route to a added again. */
+	vnet_fw_transport_init(&b->fw);
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0]));
+
+	d = sim_request(1);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	start = self->net.now;
+	while (!seen[1] && self->net.now - start < 50 * a->fw.quantum) {
+		sim_net_step(&self->net, 20);
+		drain(b, seen, 2);
+	}
+	EXPECT_EQ(1, seen[1]);
+	EXPECT_LE(self->net.now - start, 3 * a->fw.quantum);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
 }
 
 TEST_HARNESS_MAIN

@@ -107,7 +107,9 @@ void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst)
 
 		ep->frame = aligned_alloc(64, VNET_FRAME_SIZE);
 		ep->staging = calloc(1, VNET_STAGING_SIZE);
-		vnet_fw_ep_init(&ep->fw, name, ep->staging);
+		vnet_fw_ep_init(&ep->fw, name, ep->staging,
+				((u64)sim_rand(&sim->seed) << 32) |
+				sim_rand(&sim->seed));
 		vnet_fw_frame_init(&ep->fw, ep->frame);
 		ep->exists = true;
 	}
