@@ -231,6 +231,18 @@ TEST_F(forged, flood_from_wrong_mac_changes_nothing)
 	EXPECT_EQ(1, sim_peek(self->net.nic[1], 1, VNET_Q_REQ_RECV)->args[0]);
 }
 
+/*
+ * The documented bound on a message in flight, whatever a peer sends:
+ * max(busy_timeout, 2 * max_retries quanta), and a scan of slack.
+ */
+static u64 resolve_bound(const struct vnet_fw_nic *fw)
+{
+	u64 retries = 2 * fw->max_retries * fw->quantum;
+
+	return (fw->busy_timeout > retries ? fw->busy_timeout : retries) +
+	       2 * fw->quantum;
+}
+
 /* NACK every message NIC 0 has in flight to NIC 1, stale or current. */
 static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale)
 {
@@ -268,9 +280,7 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 {
 	struct sim_nic *a = self->net.nic[0];
 	struct vnet_fw_nic *fw = &a->fw;
-	u64 bound = (fw->busy_timeout > 2 * fw->max_retries * fw->quantum ?
-		     fw->busy_timeout : 2 * fw->max_retries * fw->quantum) +
-		    2 * fw->quantum;
+	u64 bound = resolve_bound(fw);
 	struct vnet_desc d;
 	u32 round;
 
@@ -492,9 +502,7 @@ TEST_F(forged, mixed_nacks_stay_within_the_bound)
 {
 	struct sim_nic *a = self->net.nic[0];
 	struct vnet_fw_nic *fw = &a->fw;
-	u64 bound = (fw->busy_timeout > 2 * fw->max_retries * fw->quantum ?
-		     fw->busy_timeout : 2 * fw->max_retries * fw->quantum) +
-		    2 * fw->quantum;
+	u64 bound = resolve_bound(fw);
 	struct vnet_desc d = sim_request(0);
 	const struct vnet_desc *got = NULL;
 	u64 start;
@@ -583,9 +591,8 @@ TEST(returns_waiting_for_their_sender_block_only_it)
 		sim_net_fini(&net);
 	}
 	for (i = 0; i < CLIENTS; i++) {
-		TH_LOG("client %u: %u round trips alone, %u beside a sender "
-		       "that reads no returns", i, alone.round_trips[i],
-		       beside.round_trips[i]);
+		TH_LOG("client %u: %u round trips alone, %u beside a sender that reads no returns",
+		       i, alone.round_trips[i], beside.round_trips[i]);
 		EXPECT_GE(beside.round_trips[i] * 100,
 			  alone.round_trips[i] * 95);
 	}

@@ -55,8 +55,8 @@ static const struct vnet_fw_ops sim_ops = {
 /* NIC n's Ethernet address: 02:00:00:00:hi:lo, locally administered. */
 void sim_mac(u32 nic_id, u8 mac[6])
 {
+	memset(mac, 0, 6);
 	mac[0] = 0x02;
-	mac[1] = mac[2] = mac[3] = 0;
 	mac[4] = nic_id >> 8;
 	mac[5] = nic_id;
 }
