@@ -94,7 +94,7 @@ check $? no_vmalloc_leak
 # Loading checks the same ranges as writing: a value out of range fails.
 ! insmod "$ko" max_retries=65536 2>/dev/null &&
 	! insmod "$ko" poll_us=10001 2>/dev/null &&
-	! insmod "$ko" frames=65 2>/dev/null && [ ! -e /sys/class/vnet ]
+	! insmod "$ko" frames=257 2>/dev/null && [ ! -e /sys/class/vnet ]
 check $? load_refuses_out_of_range
 
 # ifnames= attaches at load; rmmod with an attached NIC takes it away.

@@ -257,18 +257,27 @@ int vnet_card_init(struct vnet_nic *nic)
 	nic->fw.ctx = nic;
 	nic->fw.nic_id = nic->id;
 	nic->fw.nframes = nic->nframes;
-	nic->fw.frame_owner = nic->fw_frame_owner;
 	nic->fw.burst = 1u << vnet_sched_k;
 
+	nic->fw_frame_owner = kcalloc(nic->nframes,
+				      sizeof(*nic->fw_frame_owner), GFP_KERNEL);
+	if (!nic->fw_frame_owner)
+		return -ENOMEM;
+	nic->fw.frame_owner = nic->fw_frame_owner;
 	err = vnet_card_alloc_transport(nic);
 	if (err)
-		return err;
+		goto err_owner;
 	nic->card_mem = vmalloc_user((size_t)nic->nframes * VNET_FRAME_SIZE);
 	if (!nic->card_mem) {
 		vnet_card_free_transport(nic);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_owner;
 	}
 	return 0;
+
+err_owner:
+	kfree(nic->fw_frame_owner);
+	return err;
 }
 
 int vnet_card_start(struct vnet_nic *nic)
@@ -296,4 +305,5 @@ void vnet_card_free(struct vnet_nic *nic)
 {
 	vfree(nic->card_mem);
 	vnet_card_free_transport(nic);
+	kfree(nic->fw_frame_owner);
 }

@@ -67,7 +67,7 @@ static const struct kernel_param_ops vnet_uint_param_ops = {
 unsigned int vnet_frames = 8;
 /* Delivery needs sender and receiver on the card at once. */
 VNET_PARAM_UINT(frames, vnet_frames, 2, VNET_MAX_FRAMES, 0444);
-MODULE_PARM_DESC(frames, "Endpoint frames of card memory per NIC (2-64, default 8)");
+MODULE_PARM_DESC(frames, "Endpoint frames of card memory per NIC (2-256, default 8)");
 
 unsigned int vnet_max_endpoints = 1024;
 /* No more than 2^20 endpoints exist at once: their mmap offsets run out. */

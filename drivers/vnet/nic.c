@@ -50,6 +50,12 @@ struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes)
 	nic = kzalloc(sizeof(*nic), GFP_KERNEL);
 	if (!nic)
 		return ERR_PTR(-ENOMEM);
+	/* Up to VNET_MAX_FRAMES of them: too many to keep in the struct. */
+	nic->frame_ep = kcalloc(nframes, sizeof(*nic->frame_ep), GFP_KERNEL);
+	if (!nic->frame_ep) {
+		kfree(nic);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	kref_init(&nic->ref);
 	nic->id = id;
@@ -89,6 +95,7 @@ err_wq:
 err_card:
 	vnet_card_free(nic);
 err_free:
+	kfree(nic->frame_ep);
 	kfree(nic);
 	return ERR_PTR(err);
 }
@@ -99,6 +106,7 @@ static void vnet_nic_release(struct kref *ref)
 
 	xa_destroy(&nic->eps);
 	vnet_card_free(nic);
+	kfree(nic->frame_ep);
 	kfree(nic);
 }
 

@@ -18,8 +18,6 @@
 
 #include "vnet_fw.h"
 
-#define VNET_MAX_FRAMES		64
-
 /*
  * mmap offsets are unique across the device so unmap_mapping_range() on the
  * shared inode mapping zaps exactly one endpoint's frame.
@@ -75,7 +73,7 @@ struct vnet_nic {
 	 * paging counters.  Never held across a copy, a zap or a sleep.
 	 */
 	spinlock_t lock;
-	struct vnet_ep *frame_ep[VNET_MAX_FRAMES];	/* owner, incl. moving */
+	struct vnet_ep **frame_ep;	/* [nframes] owner, incl. moving */
 	u32 clock_hand;
 	u32 resident;
 	u64 faults;
@@ -101,7 +99,7 @@ struct vnet_nic {
 	 * change under it too.
 	 */
 	struct mutex fw_lock;
-	struct vnet_fw_ep *fw_frame_owner[VNET_MAX_FRAMES];
+	struct vnet_fw_ep **fw_frame_owner;	/* [nframes] */
 	struct vnet_fw_nic fw;
 	struct task_struct *fw_thread;
 	wait_queue_head_t fw_wq;

@@ -23,6 +23,7 @@
 #define VNET_MAX_SLOTS		256	/* translation table entries */
 #define VNET_MEDIUM_MAX		8192	/* bytes of a medium payload */
 #define VNET_MAX_NIC_ID		65535
+#define VNET_MAX_FRAMES		256	/* endpoint frames of one NIC */
 #define VNET_MAX_SEG_LEN	(256ULL << 20)	/* bytes of a bulk segment */
 
 /* A tag of VNET_TAG_NONE accepts nothing, VNET_TAG_ANY accepts every tag. */
