@@ -770,4 +770,110 @@ TEST_F_TIMEOUT(link, detach_racing_close_returns, 120)
 	vnet_endpoint_close(&c);
 }
 
+/*
+ * A NIC's frames at attach: the count asked for, the module's frames=
+ * for 0, EINVAL outside 2..VNET_MAX_FRAMES.
+ */
+#define FRAMES_NIC	5
+
+FIXTURE(attach_frames) {
+	int fd;
+};
+
+static long long frames_nic_attr(const char *attr)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/vnet/vnet%d/%s", FRAMES_NIC,
+		 attr);
+	return vnet_read_ll(path);
+}
+
+static int frames_attach(int fd, uint32_t frames)
+{
+	struct vnet_attach att = { .ifname = "vnf0", .nic_id = FRAMES_NIC,
+				   .frames = frames };
+
+	return ioctl(fd, VNET_IOC_ATTACH, &att) ? -errno : 0;
+}
+
+static int frames_detach(int fd)
+{
+	uint32_t id = FRAMES_NIC;
+
+	return ioctl(fd, VNET_IOC_DETACH, &id) ? -errno : 0;
+}
+
+FIXTURE_SETUP(attach_frames)
+{
+	sh("ip link del vnf0 2>/dev/null");
+	ASSERT_EQ(0, sh("modprobe veth && "
+			"ip link add vnf0 type veth peer name vnf1 && "
+			"ip link set vnf0 up && ip link set vnf1 up"));
+	self->fd = open(VNET_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(attach_frames)
+{
+	frames_detach(self->fd);
+	close(self->fd);
+	sh("ip link del vnf0 2>/dev/null");
+}
+
+TEST_F(attach_frames, as_asked)
+{
+	const uint32_t asked[] = { 2, 3, 64, 65, VNET_MAX_FRAMES };
+	struct vnet_nic_info info = {};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+		ASSERT_EQ(0, frames_attach(self->fd, asked[i]));
+		EXPECT_EQ(asked[i], frames_nic_attr("frames"));
+		ASSERT_EQ(0, frames_detach(self->fd));
+	}
+	/* 0, what a caller that knows no frames field passes: frames=. */
+	ASSERT_EQ(0, frames_attach(self->fd, 0));
+	EXPECT_EQ(vnet_nic_attr("frames"), frames_nic_attr("frames"));
+	/* VNET_IOC_NIC_INFO agrees with sysfs. */
+	for (info.index = 0; !ioctl(self->fd, VNET_IOC_NIC_INFO, &info);
+	     info.index++)
+		if (info.nic_id == FRAMES_NIC)
+			break;
+	EXPECT_EQ(FRAMES_NIC, info.nic_id);
+	EXPECT_EQ(vnet_nic_attr("frames"), info.frames);
+}
+
+TEST_F(attach_frames, out_of_range_is_einval)
+{
+	EXPECT_EQ(-EINVAL, frames_attach(self->fd, 1));
+	EXPECT_EQ(-EINVAL, frames_attach(self->fd, VNET_MAX_FRAMES + 1));
+	EXPECT_EQ(-EINVAL, frames_attach(self->fd, UINT32_MAX));
+	EXPECT_NE(0, access("/sys/class/vnet/vnet5", F_OK));
+	EXPECT_EQ(-ENODEV, frames_detach(self->fd));
+}
+
+/* Past the old bound of 64 frames, every endpoint stays on the card. */
+TEST_F_TIMEOUT(attach_frames, all_resident_on_a_large_nic, 120)
+{
+	enum { NR = 100 };
+	struct vnet_endpoint *eps = calloc(NR, sizeof(*eps));
+	int i, opened = 0;
+
+	ASSERT_NE(NULL, eps);
+	ASSERT_EQ(0, frames_attach(self->fd, VNET_MAX_FRAMES));
+	for (i = 0; i < NR; i++, opened++)
+		if (vnet_endpoint_open(&eps[i], FRAMES_NIC))
+			break;
+	ASSERT_EQ(NR, opened);
+	for (i = 0; i < NR; i++)
+		vnet_touch(&eps[i]);
+	EXPECT_EQ(NR, frames_nic_attr("resident"));
+	EXPECT_EQ(NR, frames_nic_attr("faults"));
+	EXPECT_EQ(0, frames_nic_attr("evictions"));
+	for (i = 0; i < opened; i++)
+		vnet_endpoint_close(&eps[i]);
+	free(eps);
+}
+
 TEST_HARNESS_MAIN

@@ -329,9 +329,15 @@ static long vnet_ioctl_attach(void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.__pad || !memchr(req.ifname, 0, sizeof(req.ifname)))
+	if (!memchr(req.ifname, 0, sizeof(req.ifname)))
 		return -EINVAL;
-	err = vnet_nic_attach(req.ifname, req.nic_id, &req.nic_id);
+	/* 0 was the only value of the field when it was padding. */
+	if (!req.frames)
+		req.frames = vnet_frames;
+	else if (req.frames < 2 || req.frames > VNET_MAX_FRAMES)
+		return -EINVAL;
+	err = vnet_nic_attach(req.ifname, req.nic_id, req.frames,
+			      &req.nic_id);
 	if (err)
 		return err;
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;

@@ -183,7 +183,7 @@ static void __init vnet_attach_ifnames(void)
 				continue;
 			}
 		}
-		err = vnet_nic_attach(entry, nic_id, &got);
+		err = vnet_nic_attach(entry, nic_id, vnet_frames, &got);
 		if (err)
 			pr_err("vnet: ifnames: cannot attach %s: %d\n", entry,
 			       err);

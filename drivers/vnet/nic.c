@@ -167,7 +167,8 @@ static struct vnet_nic *vnet_nic_on(struct net_device *dev)
 }
 
 /* Called with rtnl and vnet_nics_lock held. */
-static int vnet_nic_attach_locked(struct net_device *dev, u32 nic_id)
+static int vnet_nic_attach_locked(struct net_device *dev, u32 nic_id,
+				  u32 nframes)
 {
 	struct vnet_nic *nic;
 	int err;
@@ -176,7 +177,7 @@ static int vnet_nic_attach_locked(struct net_device *dev, u32 nic_id)
 		return -EINVAL;
 	if (vnet_nic_on(dev))
 		return -EBUSY;
-	nic = vnet_nic_create(nic_id, vnet_frames);
+	nic = vnet_nic_create(nic_id, nframes);
 	if (IS_ERR(nic))
 		return PTR_ERR(nic);
 	err = vnet_link_start(nic, dev);
@@ -184,13 +185,16 @@ static int vnet_nic_attach_locked(struct net_device *dev, u32 nic_id)
 		vnet_nic_remove(nic);
 		return err;
 	}
-	netdev_info(dev, "%s: attached as NIC %u, MTU %u\n", nic->name, nic_id,
-		    dev->mtu);
+	netdev_info(dev, "%s: attached as NIC %u, %u frames, MTU %u\n",
+		    nic->name, nic_id, nframes, dev->mtu);
 	return 0;
 }
 
-/* A new NIC on interface @ifname, with id @nic_id or the lowest free one. */
-int vnet_nic_attach(const char *ifname, u32 nic_id, u32 *out_id)
+/*
+ * A new NIC of @nframes frames on interface @ifname, with id @nic_id or the
+ * lowest free one.
+ */
+int vnet_nic_attach(const char *ifname, u32 nic_id, u32 nframes, u32 *out_id)
 {
 	struct net_device *dev;
 	int err;
@@ -205,7 +209,8 @@ int vnet_nic_attach(const char *ifname, u32 nic_id, u32 *out_id)
 	if (nic_id == VNET_NIC_ID_ANY)
 		nic_id = vnet_nic_free_id();
 	err = nic_id > VNET_MAX_NIC_ID ? -EINVAL :
-					 vnet_nic_attach_locked(dev, nic_id);
+					 vnet_nic_attach_locked(dev, nic_id,
+								nframes);
 	mutex_unlock(&vnet_nics_lock);
 	rtnl_unlock();
 	if (!err)

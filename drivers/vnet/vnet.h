@@ -183,7 +183,8 @@ void vnet_nic_remove(struct vnet_nic *nic);
 void vnet_nic_put(struct vnet_nic *nic);
 struct vnet_nic *vnet_nic_find(u32 id);
 u32 vnet_nic_free_id(void);
-int vnet_nic_attach(const char *ifname, u32 nic_id, u32 *out_id);
+int vnet_nic_attach(const char *ifname, u32 nic_id, u32 nframes,
+		    u32 *out_id);
 int vnet_nic_detach(u32 nic_id);
 int vnet_nic_init(void);
 void vnet_nic_exit(void);
