@@ -63,20 +63,33 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
-/* vnetctl attach IFNAME [--nic-id N] */
+/* vnetctl attach IFNAME [--nic-id N] [--frames N] */
 int vnetctl_cmd_attach(int argc, char **argv)
 {
 	struct vnet_attach req = { .nic_id = VNET_NIC_ID_ANY };
-	int fd, err;
+	int a, fd, err;
 
-	if (argc == 4 && !strcmp(argv[2], "--nic-id")) {
-		if (parse_u32(argv[3], &req.nic_id)) {
-			vnetctl_msg("attach: bad NIC id '%s'", argv[3]);
-			return VNETCTL_EXIT_USAGE;
-		}
-	} else if (argc != 2) {
+	if (argc < 2 || argv[1][0] == '-') {
 		vnetctl_usage(stderr);
 		return VNETCTL_EXIT_USAGE;
+	}
+	for (a = 2; a < argc; a += 2) {
+		uint32_t *val;
+
+		if (!strcmp(argv[a], "--nic-id")) {
+			val = &req.nic_id;
+		} else if (!strcmp(argv[a], "--frames")) {
+			val = &req.frames;
+		} else {
+			vnetctl_msg("attach: unknown option '%s'", argv[a]);
+			vnetctl_usage(stderr);
+			return VNETCTL_EXIT_USAGE;
+		}
+		if (a + 1 == argc || parse_u32(argv[a + 1], val)) {
+			vnetctl_msg("attach: bad value '%s' for %s",
+				    a + 1 < argc ? argv[a + 1] : "", argv[a]);
+			return VNETCTL_EXIT_USAGE;
+		}
 	}
 	if (strlen(argv[1]) >= sizeof(req.ifname)) {
 		vnetctl_msg("attach: interface name '%s' too long", argv[1]);
@@ -88,6 +101,12 @@ int vnetctl_cmd_attach(int argc, char **argv)
 		return VNETCTL_EXIT_FAIL;
 	err = ioctl(fd, VNET_IOC_ATTACH, &req) ? errno : 0;
 	close(fd);
+	if (err == EINVAL && req.frames &&
+	    (req.frames < 2 || req.frames > VNET_MAX_FRAMES)) {
+		vnetctl_msg("attach %s: --frames must be 2 to %u", argv[1],
+			    VNET_MAX_FRAMES);
+		return VNETCTL_EXIT_FAIL;
+	}
 	if (err) {
 		vnetctl_err(err, "attach %s", argv[1]);
 		return VNETCTL_EXIT_FAIL;
