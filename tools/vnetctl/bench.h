@@ -10,6 +10,8 @@
 
 #include <vnet/endpoint.h>
 
+#include "vnetctl.h"
+
 #define BENCH_CREDITS		4	/* outstanding requests per endpoint */
 #define BENCH_STALL_SEC		10	/* watchdog: no round trip for this long */
 #define BENCH_MAX_RATIOS	32
@@ -31,6 +33,8 @@ struct bench_result {
 	uint64_t faults;		/* NIC counter deltas over the run */
 	uint64_t evictions;
 	uint64_t fault_ns;
+	struct vnetctl_counters before;	/* the fault breakdown's counters */
+	struct vnetctl_counters after;
 	uint64_t returned;		/* messages handed back: errors */
 	uint64_t returned_reason[VNET_RET_NR + 1];
 	uint64_t bad;			/* wrong peer, tag, handler or order */

@@ -387,6 +387,8 @@ static int bench_drive(struct bench *b)
 	res->faults = after.faults - before.faults;
 	res->evictions = after.evictions - before.evictions;
 	res->fault_ns = after.fault_ns - before.fault_ns;
+	res->before = before.counters;
+	res->after = after.counters;
 	return 0;
 }
 

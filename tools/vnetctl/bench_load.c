@@ -62,6 +62,7 @@ struct load_result {
 	uint64_t round_trips;
 	double mean, min, max;		/* per client, round trips/s */
 	uint64_t faults, evictions;
+	struct vnetctl_counters before, after;	/* the fault breakdown */
 };
 
 static void load_request(void *t, int32_t client, int32_t seq)
@@ -267,6 +268,8 @@ static int load_point(unsigned int clients, unsigned int servers,
 	r->mean = r->round_trips / r->seconds / clients;
 	r->faults = n1.faults - n0.faults;
 	r->evictions = n1.evictions - n0.evictions;
+	r->before = n0.counters;
+	r->after = n1.counters;
 	load_teardown();
 	return 0;
 }
@@ -278,30 +281,38 @@ static void load_header(const char *what, const struct amb_opts *o)
 	       what, o->nic_id, o->frames, o->credits,
 	       o->poll ? "threads poll" : "threads sleep in AM_WaitSema",
 	       o->seconds, o->warmup);
-	printf("%7s %8s %10s %12s %12s %12s %12s %9s\n", "CLIENTS", "SERVERS",
+	printf("%7s %8s %10s %12s %12s %12s %12s %9s", "CLIENTS", "SERVERS",
 	       "ENDPOINTS", "AGGREGATE/S", "CLIENT_MEAN", "CLIENT_MIN",
 	       "CLIENT_MAX", "FAULTS/S");
+	vnetctl_cols_head(stdout, 0);
+	putchar('\n');
 	fflush(stdout);
 }
 
 static void load_row(FILE *csv, const struct load_result *r)
 {
-	printf("%7u %8u %10u %12.1f %12.1f %12.1f %12.1f %9.1f\n",
+	printf("%7u %8u %10u %12.1f %12.1f %12.1f %12.1f %9.1f",
 	       r->clients, r->servers, r->clients + r->servers,
 	       r->round_trips / r->seconds, r->mean, r->min, r->max,
 	       r->faults / r->seconds);
+	vnetctl_cols_row(stdout, 0, &r->before, &r->after, r->seconds);
+	putchar('\n');
 	fflush(stdout);
-	if (csv)
-		fprintf(csv, "%u,%u,%.3f,%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%"
-			PRIu64 ",%" PRIu64 "\n", r->clients, r->servers,
-			r->seconds, r->round_trips, r->round_trips / r->seconds,
-			r->mean, r->min, r->max, r->faults, r->evictions);
+	if (!csv)
+		return;
+	fprintf(csv, "%u,%u,%.3f,%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%" PRIu64
+		",%" PRIu64, r->clients, r->servers, r->seconds,
+		r->round_trips, r->round_trips / r->seconds, r->mean, r->min,
+		r->max, r->faults, r->evictions);
+	vnetctl_cols_csv_row(csv, 0, &r->before, &r->after, r->seconds);
+	fputc('\n', csv);
+	fflush(csv);
 }
 
 static const char load_csv_header[] =
 	"clients,server_endpoints,seconds,round_trips,aggregate_per_s,"
 	"client_mean_per_s,client_min_per_s,client_max_per_s,faults,"
-	"evictions\n";
+	"evictions";
 
 /* Two endpoints and a few threads per client: make room for the files. */
 static void load_raise_nofile(void)
@@ -323,8 +334,13 @@ static int load_run(struct amb_opts *o, const char *what, bool per_client)
 	memset(&ld, 0, sizeof(ld));
 	ld.o = o;
 	load_raise_nofile();
-	if (o->csv && !(csv = amb_csv_open(o, load_csv_header)))
-		return VNETCTL_EXIT_FAIL;
+	if (o->csv) {
+		csv = amb_csv_open(o, load_csv_header);
+		if (!csv)
+			return VNETCTL_EXIT_FAIL;
+		vnetctl_cols_csv_head(csv, 0);
+		fputc('\n', csv);
+	}
 	load_header(what, o);
 	for (i = 0; i < o->nr_points && !amb_errors; i++) {
 		unsigned int n = o->points[i];

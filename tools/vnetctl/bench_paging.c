@@ -170,9 +170,12 @@ static void print_header(const struct bench_opts *o)
 	printf("vnetctl bench paging: NIC %" PRIu32 ", %.1f s per ratio after "
 	       "%.1f s warm-up, %d requests outstanding per endpoint\n",
 	       o->cfg.nic_id, o->cfg.seconds, o->cfg.warmup, BENCH_CREDITS);
-	printf("%5s %9s %6s %12s %12s %8s %9s %9s %8s\n", "RATIO", "ENDPOINTS",
+	printf("%5s %9s %6s %12s %12s %8s %9s %9s %8s", "RATIO", "ENDPOINTS",
 	       "FRAMES", "ROUNDTRIP/S", "MESSAGES/S", "FAULTS", "EVICTIONS",
 	       "FAULT_US", "ERRORS");
+	/* FAULT_US is there already, before the columns that split it. */
+	vnetctl_cols_head(stdout, VNETCTL_COL_FAULT_US + 1);
+	putchar('\n');
 	fflush(stdout);
 }
 
@@ -182,15 +185,18 @@ static void print_row(const struct bench_result *r)
 
 	mean_us(r, mean, sizeof(mean), "-");
 	printf("%5u %9" PRIu32 " %6" PRIu32 " %12.1f %12.1f %8" PRIu64
-	       " %9" PRIu64 " %9s %8" PRIu64 "\n",
+	       " %9" PRIu64 " %9s %8" PRIu64,
 	       r->ratio, r->endpoints, r->frames, per_sec(r), 2 * per_sec(r),
 	       r->faults, r->evictions, mean, r->returned + r->bad);
+	vnetctl_cols_row(stdout, VNETCTL_COL_FAULT_US + 1, &r->before,
+			 &r->after, r->seconds);
+	putchar('\n');
 	fflush(stdout);
 }
 
 static const char csv_header[] =
 	"ratio,endpoints,frames,seconds,round_trips,round_trips_per_s,"
-	"messages_per_s,faults,evictions,mean_fault_us,returned,bad\n";
+	"messages_per_s,faults,evictions,mean_fault_us,returned,bad";
 
 static void csv_row(FILE *f, const struct bench_result *r)
 {
@@ -198,10 +204,13 @@ static void csv_row(FILE *f, const struct bench_result *r)
 
 	mean_us(r, mean, sizeof(mean), "");
 	fprintf(f, "%u,%" PRIu32 ",%" PRIu32 ",%.3f,%" PRIu64 ",%.1f,%.1f,%"
-		PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 "\n",
+		PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64,
 		r->ratio, r->endpoints, r->frames, r->seconds, r->round_trips,
 		per_sec(r), 2 * per_sec(r), r->faults, r->evictions, mean,
 		r->returned, r->bad);
+	vnetctl_cols_csv_row(f, VNETCTL_COL_FAULT_US + 1, &r->before,
+			     &r->after, r->seconds);
+	fputc('\n', f);
 	fflush(f);
 }
 
@@ -272,6 +281,8 @@ int vnetctl_cmd_bench(int argc, char **argv)
 			return VNETCTL_EXIT_FAIL;
 		}
 		fputs(csv_header, csv);
+		vnetctl_cols_csv_head(csv, VNETCTL_COL_FAULT_US + 1);
+		fputc('\n', csv);
 	}
 	if (bench_watchdog_start()) {
 		ret = VNETCTL_EXIT_FAIL;

@@ -304,6 +304,34 @@ const char *const vnetctl_stat_names[VNETCTL_NR_STATS] = {
 	"no_route", "rx_dropped", "tx_dropped",
 };
 
+static int read_u64(int dirfd, const char *name, uint64_t *val)
+{
+	static const struct attr_desc d = { "", ATTR_U64, 0, 0 };
+	char buf[32];
+	int err = read_file(dirfd, name, buf, sizeof(buf));
+
+	return err ? err : parse_attr(buf, &d, val);
+}
+
+/*
+ * The counters of the fault breakdown, divisor first and each column's two
+ * together, so that a column is as near one instant as two reads get.  A
+ * module without a file leaves its column out.
+ */
+static void read_counters(int nicfd, struct vnetctl_counters *c)
+{
+	size_t i;
+
+	for (i = 0; i < vnetctl_nr_cols; i++) {
+		const struct vnetctl_col *col = &vnetctl_cols[i];
+
+		if (col->den && read_u64(nicfd, col->den, &c->den[i]))
+			continue;
+		if (!read_u64(nicfd, col->num, &c->num[i]))
+			c->present |= 1u << i;
+	}
+}
+
 /* Optional files: a driver without them just shows less. */
 static void read_transport(int nicfd, struct vnetctl_nic *nic)
 {
@@ -345,8 +373,10 @@ static int read_nic(int classfd, const char *name, struct vnetctl_nic *nic,
 	}
 	err = read_attrs(fd, dir, nic_attrs,
 			 ARRAY_SIZE(nic_attrs), nic);
-	if (!err)
+	if (!err) {
 		read_transport(fd, nic);
+		read_counters(fd, &nic->counters);
+	}
 	if (!err && with_eps)
 		err = read_eps(fd, dir, nic, false);
 	/* A driver without the count file: count the directories. */

@@ -41,6 +41,31 @@ struct vnetctl_ep {
 #define VNETCTL_NR_STATS	21
 extern const char *const vnetctl_stat_names[VNETCTL_NR_STATS];
 
+/*
+ * The columns a fault-in is broken down into (counters.c): the change of
+ * the counter @num over that of @den, or over the seconds if @den is NULL,
+ * times @scale.
+ */
+struct vnetctl_col {
+	const char *head;		/* table column */
+	const char *csv;		/* CSV column */
+	const char *num;		/* sysfs file in the NIC's directory */
+	const char *den;
+	double scale;
+};
+
+#define VNETCTL_MAX_COLS	16
+#define VNETCTL_COL_FAULT_US	0	/* the mean fault-in time comes first */
+extern const struct vnetctl_col vnetctl_cols[];
+extern const size_t vnetctl_nr_cols;
+
+/* Each column's two counters, from one snapshot of a NIC's directory. */
+struct vnetctl_counters {
+	uint64_t num[VNETCTL_MAX_COLS];
+	uint64_t den[VNETCTL_MAX_COLS];
+	uint32_t present;		/* bit i: column i's files were read */
+};
+
 /* One NIC, from /sys/class/vnet/<nic>/, with its endpoints sorted by index. */
 struct vnetctl_nic {
 	char name[64];
@@ -54,6 +79,7 @@ struct vnetctl_nic {
 	uint64_t faults;
 	uint64_t evictions;
 	uint64_t fault_ns;
+	struct vnetctl_counters counters;
 	struct vnetctl_ep *eps;
 	size_t nr_eps;
 };
@@ -64,6 +90,15 @@ __printf(1, 2) void vnetctl_msg(const char *fmt, ...);
 int vnetctl_fclose(FILE *f, const char *path);
 int vnetctl_bench_finish(FILE *csv, const char *csv_path, int ret);
 void vnetctl_usage(FILE *f);
+
+/* counters.c: columns @first and on of vnetctl_cols */
+void vnetctl_cols_head(FILE *f, size_t first);
+void vnetctl_cols_row(FILE *f, size_t first, const struct vnetctl_counters *a,
+		      const struct vnetctl_counters *b, double seconds);
+void vnetctl_cols_csv_head(FILE *f, size_t first);
+void vnetctl_cols_csv_row(FILE *f, size_t first,
+			  const struct vnetctl_counters *a,
+			  const struct vnetctl_counters *b, double seconds);
 
 /* sysfs.c */
 int vnetctl_read_nics(struct vnetctl_nic **nics, size_t *nr, bool with_eps);
