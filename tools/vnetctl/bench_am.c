@@ -151,6 +151,10 @@ static int amb_option(enum amb_kind kind, const char *name, const char *v,
 		o->credits = (int)d;
 	} else if (!strcmp(name, "--clients") && kind != AMB_LOGP) {
 		err = amb_parse_clients(v, o);
+	} else if (!strcmp(name, "--client-nic") && kind != AMB_LOGP) {
+		err = amb_parse_double(v, &d, 0, VNET_MAX_NIC_ID);
+		o->client_nic_id = (uint32_t)d;
+		o->remote_clients = true;
 	} else if (!strcmp(name, "--delays") && kind == AMB_LOGP) {
 		err = amb_parse_list(v, o, 1000, 1e6);	/* us -> ns */
 	} else if (!strcmp(name, "--burst") && kind == AMB_LOGP) {
@@ -226,9 +230,27 @@ static void amb_default_clients(struct amb_opts *o, uint32_t frames,
 			o->points[o->nr_points++] = frames * mult[i] / 2;
 }
 
-int vnetctl_cmd_bench_am(int argc, char **argv)
+/* NIC @id's sysfs name and frames; an exit status on failure. */
+static int amb_find_nic(uint32_t id, char *name, size_t len, uint32_t *frames)
 {
 	struct vnetctl_nic nic;
+	int err;
+
+	err = vnetctl_find_nic(id, &nic, false);
+	if (err == -ENXIO) {
+		vnetctl_err(ENODEV, "NIC %" PRIu32, id);
+		return VNETCTL_EXIT_FAIL;
+	}
+	if (err)
+		return vnetctl_sysfs_error(err);
+	snprintf(name, len, "%s", nic.name);
+	*frames = nic.frames;
+	vnetctl_nic_release(&nic);
+	return 0;
+}
+
+int vnetctl_cmd_bench_am(int argc, char **argv)
+{
 	struct amb_opts o;
 	enum amb_kind kind;
 	int err;
@@ -245,16 +267,16 @@ int vnetctl_cmd_bench_am(int argc, char **argv)
 		vnetctl_usage(stderr);
 		return VNETCTL_EXIT_USAGE;
 	}
-	err = vnetctl_find_nic(o.nic_id, &nic, false);
-	if (err == -ENXIO) {
-		vnetctl_err(ENODEV, "NIC %" PRIu32, o.nic_id);
-		return VNETCTL_EXIT_FAIL;
-	}
+	err = amb_find_nic(o.nic_id, o.nic_name, sizeof(o.nic_name),
+			   &o.frames);
+	/* The clients' NIC named as the servers' is no other NIC. */
+	if (!err && o.remote_clients && o.client_nic_id == o.nic_id)
+		o.remote_clients = false;
+	if (!err && o.remote_clients)
+		err = amb_find_nic(o.client_nic_id, o.client_nic_name,
+				   sizeof(o.client_nic_name), &o.client_frames);
 	if (err)
-		return vnetctl_sysfs_error(err);
-	snprintf(o.nic_name, sizeof(o.nic_name), "%s", nic.name);
-	o.frames = nic.frames;
-	vnetctl_nic_release(&nic);
+		return err;
 	if (!o.nr_points && kind != AMB_LOGP)
 		amb_default_clients(&o, o.frames ? o.frames : 1,
 				    kind == AMB_VNETS);

@@ -20,9 +20,13 @@
 #define AMB_MAX_POINTS		64
 
 struct amb_opts {
-	uint32_t nic_id;
+	uint32_t nic_id;		/* the servers', and all of logp */
 	char nic_name[64];
 	uint32_t frames;
+	bool remote_clients;		/* clients on client_nic_id */
+	uint32_t client_nic_id;
+	char client_nic_name[64];
+	uint32_t client_frames;
 	double seconds;			/* measured, per point */
 	double warmup;			/* unmeasured, before each point */
 	const char *csv;

@@ -13,8 +13,11 @@
  *
  * Everything runs in this process, one thread per client and per server
  * endpoint; with --poll the threads spin in AM_Poll instead of sleeping.
- * Only the loopback NIC exists today, so clients and servers share the
- * card's frames; with remote NICs the clients would be elsewhere.
+ * The clients share the servers' NIC and its frames, unless --client-nic
+ * puts them on another one (the far end of a veth pair, with the routes
+ * set up): then, given that NIC enough frames, only the server endpoints
+ * compete for frames, as in the paper, where the clients were other
+ * machines.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -61,8 +64,9 @@ struct load_result {
 	double seconds;
 	uint64_t round_trips;
 	double mean, min, max;		/* per client, round trips/s */
-	uint64_t faults, evictions;
+	uint64_t faults, evictions;	/* the servers' NIC */
 	struct vnetctl_counters before, after;	/* the fault breakdown */
+	uint64_t client_faults;		/* the clients' NIC, if another */
 };
 
 static void load_request(void *t, int32_t client, int32_t seq)
@@ -129,12 +133,12 @@ static void *load_drive(void *arg)
 	return NULL;
 }
 
-static int load_endpoint(eb_t *eb, ep_t *ep, en_t *name)
+static int load_endpoint(uint32_t nic_id, eb_t *eb, ep_t *ep, en_t *name)
 {
 	int e = AM_AllocateBundle(AM_SEQ, eb);
 
 	if (!e)
-		e = AMVNET_AllocateEndpointOnNIC(*eb, ld.o->nic_id, ep, name);
+		e = AMVNET_AllocateEndpointOnNIC(*eb, nic_id, ep, name);
 	if (!e)
 		e = AM_SetHandler(*ep, 0, amb_returned);
 	return e;
@@ -155,7 +159,7 @@ static int load_setup(unsigned int clients, unsigned int servers)
 	for (i = 0; !e && i < servers; i++) {
 		struct load_server *s = &ld.sv[i];
 
-		e = load_endpoint(&s->eb, &s->ep, &s->name);
+		e = load_endpoint(ld.o->nic_id, &s->eb, &s->ep, &s->name);
 		if (!e)
 			e = AMVNET_RandomTag(&s->tag);
 		if (!e)
@@ -168,7 +172,9 @@ static int load_setup(unsigned int clients, unsigned int servers)
 	for (i = 0; !e && i < clients; i++) {
 		struct load_client *c = &ld.cl[i];
 
-		e = load_endpoint(&c->eb, &c->ep, &name);
+		e = load_endpoint(ld.o->remote_clients ? ld.o->client_nic_id :
+						     ld.o->nic_id,
+				  &c->eb, &c->ep, &name);
 		if (!e)
 			e = AM_Map(c->ep, 0, ld.sv[i % servers].name,
 				   ld.sv[i % servers].tag);
@@ -221,10 +227,22 @@ static void load_sleep(double secs)
 		;
 }
 
+/* The faults of the clients' NIC, or 0 when it is the servers'. */
+static uint64_t load_client_faults(void)
+{
+	struct vnetctl_nic n;
+
+	if (!ld.o->remote_clients ||
+	    vnetctl_read_nic(ld.o->client_nic_name, &n, false))
+		return 0;
+	return n.faults;
+}
+
 static int load_point(unsigned int clients, unsigned int servers,
 		      struct load_result *r)
 {
 	struct vnetctl_nic n0, n1;
+	uint64_t cf0;
 	unsigned int i;
 	double t0, t1;
 	int err;
@@ -247,6 +265,7 @@ static int load_point(unsigned int clients, unsigned int servers,
 	load_sleep(ld.o->warmup);
 	if (vnetctl_read_nic(ld.o->nic_name, &n0, false))
 		memset(&n0, 0, sizeof(n0));
+	cf0 = load_client_faults();
 	t0 = amb_now();
 	for (i = 0; i < clients; i++)
 		ld.cl[i].snap = __atomic_load_n(&ld.cl[i].replies,
@@ -264,6 +283,7 @@ static int load_point(unsigned int clients, unsigned int servers,
 	}
 	if (vnetctl_read_nic(ld.o->nic_name, &n1, false))
 		n1 = n0;
+	r->client_faults = load_client_faults() - cf0;
 	r->seconds = t1 - t0;
 	r->mean = r->round_trips / r->seconds / clients;
 	r->faults = n1.faults - n0.faults;
@@ -276,15 +296,26 @@ static int load_point(unsigned int clients, unsigned int servers,
 
 static void load_header(const char *what, const struct amb_opts *o)
 {
-	printf("vnetctl bench %s: NIC %" PRIu32 " (%" PRIu32 " frames), %d "
-	       "credits per client, %s, %.1f s per point after %.1f s\n",
-	       what, o->nic_id, o->frames, o->credits,
+	char clients[96];
+
+	if (o->remote_clients)
+		snprintf(clients, sizeof(clients), "clients on NIC %" PRIu32
+			 " (%" PRIu32 " frames)", o->client_nic_id,
+			 o->client_frames);
+	else
+		snprintf(clients, sizeof(clients), "clients on the same NIC");
+	printf("vnetctl bench %s: servers on NIC %" PRIu32 " (%" PRIu32
+	       " frames), %s, %d credits per client, %s, %.1f s per point "
+	       "after %.1f s\n", what, o->nic_id, o->frames, clients,
+	       o->credits,
 	       o->poll ? "threads poll" : "threads sleep in AM_WaitSema",
 	       o->seconds, o->warmup);
 	printf("%7s %8s %10s %12s %12s %12s %12s %9s", "CLIENTS", "SERVERS",
 	       "ENDPOINTS", "AGGREGATE/S", "CLIENT_MEAN", "CLIENT_MIN",
 	       "CLIENT_MAX", "FAULTS/S");
 	vnetctl_cols_head(stdout, 0);
+	if (o->remote_clients)
+		printf(" %15s", "CLIENT_FAULTS/S");
 	putchar('\n');
 	fflush(stdout);
 }
@@ -296,6 +327,8 @@ static void load_row(FILE *csv, const struct load_result *r)
 	       r->round_trips / r->seconds, r->mean, r->min, r->max,
 	       r->faults / r->seconds);
 	vnetctl_cols_row(stdout, 0, &r->before, &r->after, r->seconds);
+	if (ld.o->remote_clients)
+		printf(" %15.1f", r->client_faults / r->seconds);
 	putchar('\n');
 	fflush(stdout);
 	if (!csv)
@@ -305,6 +338,10 @@ static void load_row(FILE *csv, const struct load_result *r)
 		r->round_trips, r->round_trips / r->seconds, r->mean, r->min,
 		r->max, r->faults, r->evictions);
 	vnetctl_cols_csv_row(csv, 0, &r->before, &r->after, r->seconds);
+	if (ld.o->remote_clients)
+		fprintf(csv, ",%" PRIu64, r->client_faults);
+	else
+		fputc(',', csv);
 	fputc('\n', csv);
 	fflush(csv);
 }
@@ -339,7 +376,7 @@ static int load_run(struct amb_opts *o, const char *what, bool per_client)
 		if (!csv)
 			return VNETCTL_EXIT_FAIL;
 		vnetctl_cols_csv_head(csv, 0);
-		fputc('\n', csv);
+		fputs(",client_nic_faults\n", csv);
 	}
 	load_header(what, o);
 	for (i = 0; i < o->nr_points && !amb_errors; i++) {

@@ -43,6 +43,8 @@ void vnetctl_usage(FILE *f)
 		"                          thread of its own, N past the frames\n"
 		"      --clients LIST      the N values (default 1, 2, 4 .. frames;\n"
 		"                          vnets also 1.5, 2, 3 and 4 x frames)\n"
+		"      --client-nic ID     clients on this NIC (default: --nic),\n"
+		"                          servers on --nic\n"
 		"    options of all three: --nic ID, --seconds S, --warmup S,\n"
 		"      --credits K (default 4), --poll (spin, not sleep), --csv FILE\n"
 		"  bench pingpong [options]\n"
