@@ -77,7 +77,8 @@ bench-wire: setup all
 
 # The NOW paper's overcommit experiment (figures 10 and 11) and bench
 # paging, once with one vCPU and once with two (tools/testing/
-# bench-overcommit).  The results stay in the tree, where the VM can
+# bench-overcommit), then the figure from both (tools/testing/
+# plot-overcommit).  The results stay in the tree, where the VM can
 # write them (Documentation/vnet/vnetctl.rst).
 OVERCOMMIT_OUT := build/bench-overcommit
 BENCH_SECONDS ?= 2
@@ -91,6 +92,8 @@ bench-overcommit: setup all
 			BENCH_SECONDS=$(BENCH_SECONDS) \
 			tools/testing/bench-overcommit || st=1; \
 	done; \
+	tools/testing/plot-overcommit -o $(OVERCOMMIT_OUT)/overcommit.png \
+		$(OVERCOMMIT_OUT)/smp1 $(OVERCOMMIT_OUT)/smp2 || st=1; \
 	exit $$st
 
 setup:
