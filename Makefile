@@ -47,6 +47,7 @@ selftests: ksft-headers lib
 
 fwtests: ksft-headers
 	$(MAKE) -C firmware/test
+	$(MAKE) -C drivers/vnet/test
 
 ksft-headers: $(KSFT_DIR)/kselftest_harness.h
 
@@ -59,7 +60,7 @@ $(KSFT_DIR)/kselftest_harness.h:
 
 checkpatch: ksft-headers
 	perl build/kernel-src/scripts/checkpatch.pl --no-tree --strict --terse \
-		-f $$(git ls-files 'drivers/*.[ch]' 'firmware/*.[ch]' 'uapi/*.h' ':!firmware/test')
+		-f $$(git ls-files 'drivers/*.[ch]' 'firmware/*.[ch]' 'uapi/*.h' ':!firmware/test' ':!drivers/vnet/test')
 
 check: all
 	tools/testing/check
@@ -102,6 +103,7 @@ setup:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C firmware/test clean
+	$(MAKE) -C drivers/vnet/test clean
 	$(MAKE) -C tools/vnetctl clean
 	$(MAKE) -C tools/lib/vnet clean
 	$(MAKE) -C selftests clean
@@ -123,6 +125,7 @@ debug-kernel:
 debug-module: debug-kernel
 	@mkdir -p $(DEBUG_SRC)
 	rsync -a --delete --prune-empty-dirs --exclude=/firmware/test/ \
+		--exclude=/drivers/vnet/test/ \
 		--include='*/' --include='*.[ch]' --include=/Kbuild --exclude='*' \
 		Kbuild drivers firmware uapi $(DEBUG_SRC)/
 	$(MAKE) -C $$($(DEBUG_KERNEL) --path) M=$(CURDIR)/$(DEBUG_SRC) modules

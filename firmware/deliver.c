@@ -179,7 +179,7 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 	vnet_fw_recv_announce(nic, dst, frame, rq);
 
 	dst->stats.received++;
-	dst->referenced = true;
+	fw_write_once(dst->active_at, nic->now);
 	dst->served = true;
 	return VNET_FW_ACCEPTED;
 }
@@ -317,7 +317,7 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 	vnet_fw_fill_desc(&msg, &d, q);
 
 	/* A sender waiting on its destination is busy, not idle. */
-	src->referenced = true;
+	fw_write_once(src->active_at, nic->now);
 
 	out.reason = vnet_fw_check_desc(&d, q);
 	if (!out.reason)

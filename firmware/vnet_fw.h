@@ -109,7 +109,12 @@ struct vnet_fw_ep {
 	struct vnet_fw_token token[VNET_FW_TOKENS];
 	u32 token_serial;
 
-	bool referenced;		/* did work since the host last looked */
+	/*
+	 * nic->now when the firmware last moved a message from or into it,
+	 * or found its head waiting on a destination: the host's residency
+	 * policy tells a busy endpoint from an idle one by it.
+	 */
+	u64 active_at;
 	/*
 	 * Since it was loaded, a message was delivered into it or it sent
 	 * one to an endpoint of this NIC: what it was loaded for has

@@ -451,6 +451,10 @@ FIXTURE_VARIANT_ADD(param, min_resident_us) {
 	.name = "min_resident_us", .bad = { "1000001", "4294967295", "20x" },
 	.good = "0",
 };
+FIXTURE_VARIANT_ADD(param, slice_faults) {
+	.name = "slice_faults", .bad = { "0", "1001", "4294967295" },
+	.good = "1000",
+};
 FIXTURE_VARIANT_ADD(param, retrans_ms) {
 	.name = "retrans_ms", .bad = { "0", "10001", "4294967295" },
 	.good = "10000",

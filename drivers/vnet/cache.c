@@ -5,27 +5,19 @@
  * its mapping or a message arrives for it, and a victim is evicted when no
  * frame is free.
  *
- * Victims are chosen by a clock over the frames.  The firmware sets an
- * endpoint's referenced bit whenever it moves a message from or into it (or
- * holds one of its messages for a busy destination) and a load sets it too,
- * so the hand passes over endpoints that were busy since its last sweep and
- * evicts one that went quiet.  An endpoint with messages still in its send
- * queues counts as busy as well: evicting it strands them until it comes
- * back.  Pure FIFO would evict the oldest resident endpoint even if it is
- * the one carrying all the traffic.
+ * When the endpoints at work outnumber the frames, the cache schedules the
+ * frames the way a CPU scheduler schedules a CPU (residency.h): an endpoint
+ * brought in keeps its frame for a time slice that is long against what a
+ * fault-in costs -- measured here, fault by fault -- unless it goes idle
+ * first; the endpoint that could leave earliest leaves first.  Faults that
+ * find no frame they may take queue in arrival order: only the first in
+ * line claims a frame, and it sleeps until exactly the moment the policy
+ * names, or until a frame settles; leaving the line wakes the next.  No
+ * endpoint starves, and none of it depends on how many CPUs fault at once.
  *
- * When every resident endpoint is busy one of them goes all the same; if it
- * leaves posted messages behind it is queued to fault straight back in,
- * since nothing else would bring it back while its owner waits for replies.
- *
- * A newcomer is never the victim until it is served -- a message was
- * delivered into it, or it sent one to a local endpoint -- or ages: it was
- * brought in for a message (or a touch) that has not come yet, and
- * evicting it first would only bring it back.  Served, it can go once it
- * is idle; while busy it keeps its frame until it ages, its time slice.
- * It ages after min_resident_us, and on a NIC on the wire not before a
- * NACKed sender has retransmitted.  When every frame holds a newcomer the
- * fault waits.
+ * An endpoint evicted with messages in its send queues is queued to fault
+ * straight back in: nothing else would bring it back while its owner
+ * waits for replies.
  *
  * Every move runs in the context of whoever needs the frame, without
  * nic->lock held: claim the frame and mark both endpoints moving under the
@@ -45,6 +37,50 @@ static bool vnet_ep_settled(struct vnet_ep *ep)
 	enum vnet_ep_state state = READ_ONCE(ep->state);
 
 	return state == VNET_EP_RESIDENT || state == VNET_EP_NONRESIDENT;
+}
+
+/* Idle for twice what a fault costs: bringing it back would be cheaper. */
+#define VNET_IDLE_FAULTS	2
+
+void vnet_cache_init(struct vnet_nic *nic)
+{
+	INIT_LIST_HEAD(&nic->frame_waiters);
+	vnet_rp_init(&nic->rp, 0, 0, VNET_IDLE_FAULTS);
+}
+
+/* A frame may be claimable now: the first fault in line looks again. */
+static void vnet_cache_frames_changed(struct vnet_nic *nic)
+{
+	struct vnet_ep *first;
+
+	lockdep_assert_held(&nic->lock);
+	WRITE_ONCE(nic->frame_gen, nic->frame_gen + 1);
+	first = list_first_entry_or_null(&nic->frame_waiters, struct vnet_ep,
+					 frame_wait);
+	if (first)
+		wake_up_all(&first->state_wq);
+}
+
+static bool vnet_cache_first_in_line(struct vnet_nic *nic, struct vnet_ep *ep)
+{
+	lockdep_assert_held(&nic->lock);
+	return list_empty(&nic->frame_waiters) ||
+	       nic->frame_waiters.next == &ep->frame_wait;
+}
+
+/* Out of the line of waiting faults, handing the turn on if it had it. */
+static void vnet_cache_leave_line(struct vnet_ep *ep)
+{
+	struct vnet_nic *nic = ep->nic;
+	bool first;
+
+	lockdep_assert_held(&nic->lock);
+	if (list_empty(&ep->frame_wait))
+		return;
+	first = nic->frame_waiters.next == &ep->frame_wait;
+	list_del_init(&ep->frame_wait);
+	if (first)
+		vnet_cache_frames_changed(nic);
 }
 
 /*
@@ -98,7 +134,7 @@ static void vnet_ep_set_state(struct vnet_ep *ep, enum vnet_ep_state to,
 		WRITE_ONCE(nic->resident, nic->resident + 1);
 		if (from == VNET_EP_LOADING)
 			ep->loaded_at = ktime_get_ns();
-		WRITE_ONCE(nic->frame_gen, nic->frame_gen + 1);
+		vnet_cache_frames_changed(nic);
 		break;
 	case VNET_EP_UNLOADING:
 		WRITE_ONCE(nic->resident, nic->resident - 1);
@@ -106,7 +142,7 @@ static void vnet_ep_set_state(struct vnet_ep *ep, enum vnet_ep_state to,
 	case VNET_EP_NONRESIDENT:
 		if (nic->frame_ep[ep->frame] == ep) {
 			nic->frame_ep[ep->frame] = NULL;
-			WRITE_ONCE(nic->frame_gen, nic->frame_gen + 1);
+			vnet_cache_frames_changed(nic);
 		}
 		ep->frame = -1;
 		break;
@@ -123,60 +159,62 @@ static void vnet_cache_delay(struct vnet_nic *nic)
 }
 
 /*
- * How long a newcomer keeps its frame unless served first.  On the wire, a
- * message NACKed because its destination was not resident comes again
- * when its sender's timer next finds it due: up to two quanta after the
- * NACK, plus the quantum between timer scans.
+ * The policy's parameters follow the module's, and a newcomer on a NIC on
+ * the wire keeps its frame until a sender whose message was NACKed because
+ * it was not resident has come back: when that sender's timer next finds
+ * the message due, up to two quanta after the NACK, plus the quantum
+ * between timer scans.
  */
-static u64 vnet_cache_protect_ns(struct vnet_nic *nic)
+static void vnet_cache_tune(struct vnet_nic *nic)
 {
-	u64 ns = (u64)vnet_min_resident_us * NSEC_PER_USEC;
-
-	if (READ_ONCE(nic->link))
-		ns = max(ns, 3 * nic->fw.quantum * NSEC_PER_USEC);
-	return ns;
-}
-
-/* Pick a resident endpoint to evict; called with nic->lock held. */
-static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic)
-{
-	u64 young = ktime_get_ns() - vnet_cache_protect_ns(nic);
-	struct vnet_ep *fallback = NULL;
-	u32 step;
+	struct vnet_rp *rp = &nic->rp;
 
 	lockdep_assert_held(&nic->lock);
-	for (step = 0; step < 2 * nic->nframes; step++) {
-		struct vnet_ep *ep = nic->frame_ep[nic->clock_hand];
+	rp->min_slice_ns = (u64)READ_ONCE(vnet_min_resident_us) * NSEC_PER_USEC;
+	rp->slice_faults = READ_ONCE(vnet_slice_faults);
+	rp->protect_ns = READ_ONCE(nic->link) ?
+			 3ULL * nic->fw.quantum * NSEC_PER_USEC : 0;
+}
 
-		nic->clock_hand = (nic->clock_hand + 1) % nic->nframes;
-		if (!ep || ep->state != VNET_EP_RESIDENT)
+/*
+ * The resident endpoint to evict at @now, or NULL and in *@retry_at when
+ * one may go.  The firmware stamps activity in its own clock, in us.
+ */
+static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic, u64 now,
+					      u64 *retry_at)
+{
+	u32 f;
+	int pick;
+
+	lockdep_assert_held(&nic->lock);
+	vnet_cache_tune(nic);
+	for (f = 0; f < nic->nframes; f++) {
+		struct vnet_rp_frame *rf = &nic->rp_frames[f];
+		struct vnet_ep *ep = nic->frame_ep[f];
+		struct vnet_frame *frame = vnet_frame_addr(nic, f);
+
+		rf->present = ep && ep->state == VNET_EP_RESIDENT;
+		if (!rf->present)
 			continue;
-		if (ep->loaded_at > young) {
-			/* Not before it got the message it came for... */
-			if (!READ_ONCE(ep->fw.served))
-				continue;
-			/* ...and then only if it went idle: its time slice. */
-		} else {
-			fallback = ep;
-		}
-		if (READ_ONCE(ep->fw.referenced)) {
-			WRITE_ONCE(ep->fw.referenced, false);
-			continue;
-		}
-		if (!vnet_fw_sends_pending(&ep->fw, vnet_frame_addr(nic, ep->frame)))
-			return ep;
+		rf->served = READ_ONCE(ep->fw.served);
+		rf->queued = vnet_fw_sends_pending(&ep->fw, frame) ||
+			     vnet_fw_recv_pending(frame);
+		rf->loaded_at = ep->loaded_at;
+		rf->active_at = READ_ONCE(ep->fw.active_at) * NSEC_PER_USEC;
 	}
-	return fallback;
+	pick = vnet_rp_pick(&nic->rp, nic->rp_frames, nic->nframes, now,
+			    retry_at);
+	return pick < 0 ? NULL : nic->frame_ep[pick];
 }
 
 /*
  * Claim a frame for @ep: a free one, or one whose owner we start evicting.
  * The victim is used after nic->lock is dropped, and its owner may close
- * it meanwhile: it comes with a reference.  Returns -1 when every frame is
- * in motion.
+ * it meanwhile: it comes with a reference.  Returns -1 when no frame may
+ * be taken now; *@retry_at says when one may.
  */
 static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
-			    struct vnet_ep **victim)
+			    struct vnet_ep **victim, u64 *retry_at)
 {
 	u32 f;
 
@@ -186,7 +224,7 @@ static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
 		if (!nic->frame_ep[f])
 			break;
 	if (f == nic->nframes) {
-		*victim = vnet_cache_pick_victim(nic);
+		*victim = vnet_cache_pick_victim(nic, ktime_get_ns(), retry_at);
 		if (!*victim)
 			return -1;
 		/* In a frame, so its file still holds it. */
@@ -304,7 +342,6 @@ static void vnet_cache_abort(struct vnet_ep *ep, struct vnet_ep *victim)
 	spin_unlock(&nic->lock);
 	wake_up_all(&victim->state_wq);
 	wake_up_all(&ep->state_wq);
-	wake_up_all(&nic->frame_wq);
 }
 
 static void vnet_cache_load(struct vnet_ep *ep, int f)
@@ -315,7 +352,6 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 	vnet_cache_delay(nic);
 	memcpy(frame, ep->image, VNET_FRAME_SIZE);
 	vnet_fw_frame_restore(&ep->fw, frame);
-	WRITE_ONCE(ep->fw.referenced, true);
 	WRITE_ONCE(ep->fw.served, false);
 	/*
 	 * Publish the copied image before the firmware can find it, through
@@ -329,8 +365,113 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 	vnet_ep_set_state(ep, VNET_EP_RESIDENT, f);
 	spin_unlock(&nic->lock);
 	wake_up_all(&ep->state_wq);
-	wake_up_all(&nic->frame_wq);
 	vnet_card_doorbell(nic);
+}
+
+/*
+ * Sleep until the frames change (generation @gen is gone), @ep is being
+ * closed, or -- unless VNET_RP_NEVER -- the policy's time @until, to the
+ * nanosecond: rounding a wait for a slice up to the tick idles the frame
+ * in between.  Returns -EINTR on a fatal signal.
+ */
+static int vnet_cache_sleep(struct vnet_ep *ep, u64 gen, u64 until)
+{
+	ktime_t expires = ns_to_ktime(until);
+	struct vnet_nic *nic = ep->nic;
+	DEFINE_WAIT(wait);
+	int ret = 0;
+
+	for (;;) {
+		prepare_to_wait(&ep->state_wq, &wait, TASK_KILLABLE);
+		if (READ_ONCE(nic->frame_gen) != gen || READ_ONCE(ep->dead))
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (until == VNET_RP_NEVER)
+			schedule();
+		else if (!schedule_hrtimeout(&expires, HRTIMER_MODE_ABS))
+			break;
+	}
+	finish_wait(&ep->state_wq, &wait);
+	return ret;
+}
+
+static void vnet_cache_count_wait(struct vnet_ep *ep,
+				  enum vnet_frame_wait_why why, u64 slept_ns,
+				  u64 late_ns)
+{
+	struct vnet_nic *nic = ep->nic;
+
+	lockdep_assert_held(&nic->lock);
+	nic->frame_waits++;
+	nic->frame_wait_ns += slept_ns;
+	switch (why) {
+	case VNET_WAIT_TURN:
+		nic->wait_turn_ns += slept_ns;
+		break;
+	case VNET_WAIT_SLICE:
+		nic->wait_slice_ns += slept_ns;
+		break;
+	case VNET_WAIT_MOVE:
+		nic->wait_move_ns += slept_ns;
+		break;
+	}
+	nic->wake_late_ns += late_ns;
+	trace_vnet_frame_wait(ep, why, slept_ns, late_ns);
+}
+
+/*
+ * Wait in line for a frame for @ep and claim it; called and returns with
+ * nic->lock held.  Returns the frame, with *@victim to evict from it (or
+ * NULL), or -1 when @ep need not or cannot be loaded after all: look at it
+ * again (it became resident or is moving), or *@err says why not.
+ */
+static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
+				 u64 *waited, int *err)
+	__must_hold(&ep->nic->lock)
+{
+	struct vnet_nic *nic = ep->nic;
+
+	lockdep_assert_held(&nic->lock);
+	*err = 0;
+	while (!ep->dead && ep->state == VNET_EP_NONRESIDENT) {
+		u64 until = VNET_RP_NEVER, gen, slept, woke, late = 0;
+		enum vnet_frame_wait_why why = VNET_WAIT_TURN;
+		int f;
+
+		if (vnet_cache_first_in_line(nic, ep)) {
+			f = vnet_cache_claim(nic, ep, victim, &until);
+			if (f >= 0) {
+				vnet_cache_leave_line(ep);
+				return f;
+			}
+			why = until == VNET_RP_NEVER ? VNET_WAIT_MOVE :
+						       VNET_WAIT_SLICE;
+		}
+		if (list_empty(&ep->frame_wait))
+			list_add_tail(&ep->frame_wait, &nic->frame_waiters);
+		gen = nic->frame_gen;
+		spin_unlock(&nic->lock);
+
+		slept = ktime_get_ns();
+		*err = vnet_cache_sleep(ep, gen, until);
+		woke = ktime_get_ns();
+		slept = woke - slept;
+		if (until != VNET_RP_NEVER && woke > until)
+			late = woke - until;
+
+		spin_lock(&nic->lock);
+		vnet_cache_count_wait(ep, why, slept, late);
+		*waited += slept;
+		if (*err)
+			break;
+	}
+	vnet_cache_leave_line(ep);
+	if (ep->dead)
+		*err = -ENODEV;
+	return -1;
 }
 
 /*
@@ -342,13 +483,12 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 {
 	struct vnet_fault_times t = { .victim = -1 };
 	struct vnet_nic *nic = ep->nic;
-	u64 gen, start, slept, waited = 0;
-	struct vnet_ep *victim;
-	long slice, left;
-	int f;
+	struct vnet_ep *victim = NULL;
+	u64 start, waited = 0;
+	int f, err;
 
+	spin_lock(&nic->lock);
 	for (;;) {
-		spin_lock(&nic->lock);
 		if (ep->dead) {
 			spin_unlock(&nic->lock);
 			return -ENODEV;
@@ -358,38 +498,19 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 			return 0;
 		}
 		if (ep->state == VNET_EP_NONRESIDENT) {
-			f = vnet_cache_claim(nic, ep, &victim);
+			f = vnet_cache_wait_frame(ep, &victim, &waited, &err);
 			if (f >= 0)
 				break;
-			gen = nic->frame_gen;
-			spin_unlock(&nic->lock);
-			/*
-			 * Woken by a settled frame, else look again after a
-			 * residency (a tick at least).  Waking for every
-			 * newcomer's ageing turns the frames over faster
-			 * than busy endpoints can use them: with 16 client
-			 * and server pairs on 8 frames, a third of the
-			 * round trips for five times the faults.
-			 */
-			slice = usecs_to_jiffies(vnet_min_resident_us) + 1;
-			slept = ktime_get_ns();
-			left = wait_event_killable_timeout(nic->frame_wq,
-							   READ_ONCE(nic->frame_gen) != gen,
-							   slice);
-			if (left < 0)
-				return -EINTR;
-			slept = ktime_get_ns() - slept;
-			waited += slept;
-			trace_vnet_frame_wait(ep, slept, !left);
-			spin_lock(&nic->lock);
-			nic->frame_waits++;
-			nic->frame_wait_ns += slept;
-			spin_unlock(&nic->lock);
+			if (err) {
+				spin_unlock(&nic->lock);
+				return err;
+			}
 			continue;
 		}
 		spin_unlock(&nic->lock);
 		if (wait_event_killable(ep->state_wq, vnet_ep_settled(ep)))
 			return -EINTR;
+		spin_lock(&nic->lock);
 	}
 	if (victim) {
 		t.victim = victim->index;
@@ -399,8 +520,7 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 
 	start = ktime_get_ns();
 	if (victim) {
-		int err = vnet_cache_unload(victim, f, ep, &t);
-
+		err = vnet_cache_unload(victim, f, ep, &t);
 		if (err)
 			vnet_cache_abort(ep, victim);
 		kobject_put(&victim->kobj);
@@ -419,8 +539,13 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 	nic->flush_ns += t.flush_ns;
 	nic->unload_ns += t.unload_ns;
 	nic->load_ns += t.load_ns;
-	if (victim && !t.victim_served)
-		nic->evicted_unserved++;
+	if (victim) {
+		/* What a move costs: the slice is a multiple of it. */
+		vnet_rp_fault_done(&nic->rp, t.flush_ns + t.unload_ns +
+				   t.load_ns);
+		if (!t.victim_served)
+			nic->evicted_unserved++;
+	}
 	spin_unlock(&nic->lock);
 	trace_vnet_fault(ep, &t);
 	return 0;
@@ -482,7 +607,6 @@ void vnet_ep_evict_for_close(struct vnet_ep *ep)
 	spin_unlock(&nic->lock);
 	/* Closing and the NIC's removal can both be here: wake the other. */
 	wake_up_all(&ep->state_wq);
-	wake_up_all(&nic->frame_wq);
 }
 
 /*

@@ -84,6 +84,7 @@ struct vnet_ep *vnet_ep_create(struct vnet_nic *nic,
 	ep->state = VNET_EP_NONRESIDENT;
 	ep->frame = -1;
 	init_waitqueue_head(&ep->state_wq);
+	INIT_LIST_HEAD(&ep->frame_wait);
 	init_waitqueue_head(&ep->poll_wq);
 	init_rwsem(&ep->map_sem);
 	INIT_WORK(&ep->fault_work, vnet_ep_fault_work);
@@ -161,6 +162,8 @@ void vnet_ep_destroy(struct vnet_ep *ep)
 	spin_lock(&nic->lock);
 	WRITE_ONCE(ep->dead, true);
 	spin_unlock(&nic->lock);
+	/* A fault waiting in line for a frame for it gives up. */
+	wake_up_all(&ep->state_wq);
 
 	vnet_ep_hide(ep);
 	mutex_lock(&nic->fw_lock);
@@ -188,6 +191,8 @@ void vnet_ep_orphan(struct vnet_ep *ep)
 	spin_lock(&nic->lock);
 	WRITE_ONCE(ep->dead, true);
 	spin_unlock(&nic->lock);
+	/* A fault waiting in line for a frame for it gives up. */
+	wake_up_all(&ep->state_wq);
 	vnet_ep_evict_for_close(ep);
 	wake_up_interruptible(&ep->poll_wq);
 	vnet_ep_unlist(ep);

@@ -116,10 +116,15 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(VNET_WIRE_MAX > U16_MAX);
 }
 
-unsigned int vnet_min_resident_us = 2000;
+unsigned int vnet_min_resident_us = 200;
 /* A second is long enough for an endpoint to keep others off its frame. */
 VNET_PARAM_UINT(min_resident_us, vnet_min_resident_us, 0, USEC_PER_SEC, 0644);
-MODULE_PARM_DESC(min_resident_us, "A loaded endpoint is not evicted sooner than this unless served and idle (0-1000000, default 2000)");
+MODULE_PARM_DESC(min_resident_us, "Shortest time slice of a loaded endpoint, however cheap faults are (0-1000000, default 200)");
+
+unsigned int vnet_slice_faults = 16;
+/* Past a thousand faults' time a slice starves the queue for nothing. */
+VNET_PARAM_UINT(slice_faults, vnet_slice_faults, 1, 1000, 0644);
+MODULE_PARM_DESC(slice_faults, "Time slice of a loaded endpoint, in mean fault-in times (1-1000, default 16)");
 
 unsigned int vnet_channels = 8;
 /* One destination endpoint takes at most half: eight leave others four. */

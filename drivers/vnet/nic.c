@@ -57,12 +57,19 @@ struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes)
 		return ERR_PTR(-ENOMEM);
 	}
 
+	nic->rp_frames = kcalloc(nframes, sizeof(*nic->rp_frames), GFP_KERNEL);
+	if (!nic->rp_frames) {
+		kfree(nic->frame_ep);
+		kfree(nic);
+		return ERR_PTR(-ENOMEM);
+	}
+
 	kref_init(&nic->ref);
 	nic->id = id;
 	nic->nframes = nframes;
 	snprintf(nic->name, sizeof(nic->name), "vnet%u", id);
 	spin_lock_init(&nic->lock);
-	init_waitqueue_head(&nic->frame_wq);
+	vnet_cache_init(nic);
 	xa_init_flags(&nic->eps, XA_FLAGS_ALLOC);
 	atomic_set(&nic->nr_eps, 0);
 
@@ -95,6 +102,7 @@ err_wq:
 err_card:
 	vnet_card_free(nic);
 err_free:
+	kfree(nic->rp_frames);
 	kfree(nic->frame_ep);
 	kfree(nic);
 	return ERR_PTR(err);
@@ -106,6 +114,7 @@ static void vnet_nic_release(struct kref *ref)
 
 	xa_destroy(&nic->eps);
 	vnet_card_free(nic);
+	kfree(nic->rp_frames);
 	kfree(nic->frame_ep);
 	kfree(nic);
 }

@@ -48,21 +48,33 @@ TRACE_EVENT(vnet_fault,
 		      __entry->load_ns)
 );
 
-/* A fault found every frame in motion or protected, and slept. */
+/*
+ * A fault slept before it could claim a frame, and why: behind earlier
+ * faults, until a resident endpoint's slice ends or it goes idle, or with
+ * every frame in motion.  late_ns is how far past the policy's time it
+ * woke.
+ */
 TRACE_EVENT(vnet_frame_wait,
-	    TP_PROTO(const struct vnet_ep *ep, u64 slept_ns, bool timed_out),
-	    TP_ARGS(ep, slept_ns, timed_out),
+	    TP_PROTO(const struct vnet_ep *ep, enum vnet_frame_wait_why why,
+		     u64 slept_ns, u64 late_ns),
+	    TP_ARGS(ep, why, slept_ns, late_ns),
 	    TP_STRUCT__entry(__field(u32, nic)
 			     __field(u32, ep)
+			     __field(int, why)
 			     __field(u64, slept_ns)
-			     __field(bool, timed_out)),
+			     __field(u64, late_ns)),
 	    TP_fast_assign(__entry->nic = ep->nic->id;
 			   __entry->ep = ep->index;
+			   __entry->why = why;
 			   __entry->slept_ns = slept_ns;
-			   __entry->timed_out = timed_out;),
-	    TP_printk("vnet%u ep %u slept %llu ns, %s", __entry->nic,
-		      __entry->ep, __entry->slept_ns,
-		      __entry->timed_out ? "timed out" : "a frame settled")
+			   __entry->late_ns = late_ns;),
+	    TP_printk("vnet%u ep %u slept %llu ns (%s), woke %llu ns late",
+		      __entry->nic, __entry->ep, __entry->slept_ns,
+		      __print_symbolic(__entry->why,
+				       { VNET_WAIT_TURN, "turn" },
+				       { VNET_WAIT_SLICE, "slice" },
+				       { VNET_WAIT_MOVE, "move" }),
+		      __entry->late_ns)
 );
 
 #endif /* _VNET_TRACE_H */

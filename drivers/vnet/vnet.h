@@ -17,6 +17,7 @@
 #include <linux/xarray.h>
 
 #include "vnet_fw.h"
+#include "residency.h"
 
 /*
  * mmap offsets are unique across the device so unmap_mapping_range() on the
@@ -31,6 +32,7 @@ extern unsigned int vnet_max_endpoints_per_user;
 extern unsigned int vnet_poll_us;
 extern unsigned int vnet_sched_k;
 extern unsigned int vnet_min_resident_us;
+extern unsigned int vnet_slice_faults;
 extern unsigned int vnet_channels;
 extern unsigned int vnet_max_peers;
 extern unsigned int vnet_retrans_ms;
@@ -69,25 +71,31 @@ struct vnet_nic {
 
 	/*
 	 * @lock protects the residency state of every endpoint on this NIC
-	 * (vnet_ep.state, .frame), the frame table, the clock hand and the
-	 * paging counters.  Never held across a copy, a zap or a sleep.
+	 * (vnet_ep.state, .frame), the frame table, the residency policy, the
+	 * queue of faults waiting for a frame and the paging counters.  Never
+	 * held across a copy, a zap or a sleep.
 	 */
 	spinlock_t lock;
 	struct vnet_ep **frame_ep;	/* [nframes] owner, incl. moving */
-	u32 clock_hand;
 	u32 resident;
+	struct vnet_rp rp;
+	struct vnet_rp_frame *rp_frames;	/* the policy's view, nframes */
+	struct list_head frame_waiters;	/* vnet_ep.frame_wait, FIFO */
+	u64 frame_gen;			/* bumped when a frame may be claimable */
 	u64 faults;
 	u64 evictions;
 	u64 fault_ns;			/* time spent moving endpoints in */
 	/* Where the faults' time went: see struct vnet_fault_times. */
 	u64 frame_waits;
 	u64 frame_wait_ns;
+	u64 wait_turn_ns;		/* behind earlier faults in the queue */
+	u64 wait_slice_ns;		/* until a resident one may go */
+	u64 wait_move_ns;		/* every frame in motion */
+	u64 wake_late_ns;		/* woken past the time it asked for */
 	u64 flush_ns;
 	u64 unload_ns;
 	u64 load_ns;
 	u64 evicted_unserved;		/* victims that aged, never served */
-	u64 frame_gen;			/* bumped when a frame may be claimable */
-	wait_queue_head_t frame_wq;
 
 	struct xarray eps;		/* index -> vnet_ep, xa_lock */
 	atomic_t nr_eps;
@@ -142,6 +150,7 @@ struct vnet_ep {
 	u64 faults;			/* nic->lock */
 	u64 evictions;			/* nic->lock */
 	u64 loaded_at;			/* nic->lock; ktime ns */
+	struct list_head frame_wait;	/* nic->lock; in nic->frame_waiters */
 	wait_queue_head_t state_wq;
 
 	void *image;			/* host copy of the frame */
@@ -165,6 +174,13 @@ struct vnet_fault_times {
 	u64 flush_ns;			/* for the victim's messages on the wire */
 	u64 unload_ns;			/* copying the victim out */
 	u64 load_ns;			/* copying the endpoint in */
+};
+
+/* Why a fault slept before it could claim a frame. */
+enum vnet_frame_wait_why {
+	VNET_WAIT_TURN,			/* behind earlier faults in line */
+	VNET_WAIT_SLICE,		/* until a resident endpoint may go */
+	VNET_WAIT_MOVE,			/* every frame in motion */
 };
 
 /* vnet_ep.flags */
@@ -211,6 +227,7 @@ int vnet_route_list(u32 nic_id, struct vnet_route __user *routes,
 		    u32 *count);
 
 /* cache.c */
+void vnet_cache_init(struct vnet_nic *nic);
 int vnet_ep_fault_in(struct vnet_ep *ep);
 void vnet_ep_evict_for_close(struct vnet_ep *ep);
 void vnet_ep_queue_fault(struct vnet_ep *ep);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The endpoint cache's residency policy: how long an endpoint keeps the
+ * frame it was brought into, and which one leaves when a frame is needed.
+ * It includes no kernel header, so the host tests run it against long
+ * random schedules; the cache (cache.c) feeds it a snapshot of the frames
+ * under nic->lock.
+ *
+ * A fault-in costs a measured fault_ns (flush, copy out, copy in).  An
+ * endpoint brought in keeps its frame for a slice of slice_faults such
+ * costs, so that the move is paid for by the work done in the frame:
+ *
+ *  - not served yet (what it was brought in for has not happened): it
+ *    keeps the frame for the whole slice, and at least protect_ns (a
+ *    sender NACKed on the wire comes back only after its timer);
+ *  - served and busy: it keeps the frame for its slice;
+ *  - served and idle (nothing moved, nothing queued) for idle_faults
+ *    costs: it can go early -- keeping it longer than a fault costs would
+ *    waste more than bringing it back does (the ski-rental bound).
+ *
+ * Of the endpoints that may go, the one that could go earliest goes
+ * first: the longest idle, or the one whose slice ran out first.  That is
+ * round-robin over the busy endpoints, so none is evicted twice before
+ * every other has had its slice, and none starves.  When none may go, the
+ * policy says when the first one will, so that a waiting fault sleeps
+ * exactly until then.
+ */
+#ifndef _VNET_RESIDENCY_H
+#define _VNET_RESIDENCY_H
+
+#include <vnet_fw_env.h>
+
+#define VNET_RP_NEVER		(~0ULL)
+
+struct vnet_rp {
+	u64 fault_ns;		/* mean fault-in cost, moving average */
+	u64 min_slice_ns;	/* floor of the slice, whatever faults cost */
+	u64 protect_ns;		/* an unserved newcomer's floor */
+	u32 slice_faults;	/* slice = slice_faults * fault_ns */
+	u32 idle_faults;	/* idle after idle_faults * fault_ns */
+};
+
+/* What the policy needs to know of one frame, at one instant. */
+struct vnet_rp_frame {
+	bool present;		/* settled in the frame: it may be chosen */
+	bool served;		/* what it was brought in for has happened */
+	bool queued;		/* messages wait in its queues */
+	u64 loaded_at;		/* ns */
+	u64 active_at;		/* ns: the last message it sent or received */
+};
+
+void vnet_rp_init(struct vnet_rp *rp, u64 min_slice_ns, u32 slice_faults,
+		  u32 idle_faults);
+void vnet_rp_fault_done(struct vnet_rp *rp, u64 cost_ns);
+u64 vnet_rp_slice_ns(const struct vnet_rp *rp);
+u64 vnet_rp_idle_ns(const struct vnet_rp *rp);
+u64 vnet_rp_evictable_at(const struct vnet_rp *rp,
+			 const struct vnet_rp_frame *f);
+int vnet_rp_pick(const struct vnet_rp *rp, const struct vnet_rp_frame *frames,
+		 u32 nframes, u64 now, u64 *retry_at);
+
+#endif /* _VNET_RESIDENCY_H */

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The residency policy (residency.c) on its own: the rules one decision at
+ * a time, then long random schedules of endpoints that outnumber the
+ * frames, with the cache's FIFO of waiting faults around the policy as in
+ * cache.c.  Whatever the schedule, no endpoint leaves its frame before the
+ * policy allows it, a busy one keeps its whole slice, and every endpoint
+ * that waits for a frame gets one within a bound.
+ */
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+#include "residency.h"
+
+#define US		1000ULL
+#define MS		(1000 * US)
+
+static struct vnet_rp policy(u64 fault_ns)
+{
+	struct vnet_rp rp;
+
+	vnet_rp_init(&rp, 100 * US, 16, 2);
+	if (fault_ns)
+		vnet_rp_fault_done(&rp, fault_ns);
+	return rp;
+}
+
+TEST(slice_follows_the_measured_fault_cost)
+{
+	struct vnet_rp rp = policy(0);
+	int i;
+
+	/* Nothing measured yet: the floor. */
+	EXPECT_EQ(100 * US, vnet_rp_slice_ns(&rp));
+	vnet_rp_fault_done(&rp, 200 * US);
+	EXPECT_EQ(16 * 200 * US, vnet_rp_slice_ns(&rp));
+	EXPECT_EQ(2 * 200 * US, vnet_rp_idle_ns(&rp));
+	/* Faults get cheaper: the slice follows, down to the floor. */
+	for (i = 0; i < 100; i++)
+		vnet_rp_fault_done(&rp, 2 * US);
+	EXPECT_LT(rp.fault_ns, 3 * US);
+	EXPECT_EQ(100 * US, vnet_rp_slice_ns(&rp));
+	/* One slow fault moves the mean by an eighth of the difference. */
+	rp = policy(100 * US);
+	vnet_rp_fault_done(&rp, 900 * US);
+	EXPECT_EQ(200 * US, rp.fault_ns);
+}
+
+TEST(busy_endpoint_keeps_its_slice)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f = {
+		.present = true, .served = true, .queued = true,
+		.loaded_at = 10 * MS, .active_at = 10 * MS,
+	};
+	u64 retry;
+
+	EXPECT_EQ(10 * MS + 1600 * US, vnet_rp_evictable_at(&rp, &f));
+	EXPECT_EQ(-1, vnet_rp_pick(&rp, &f, 1, 10 * MS + 1599 * US, &retry));
+	EXPECT_EQ(10 * MS + 1600 * US, retry);
+	EXPECT_EQ(0, vnet_rp_pick(&rp, &f, 1, retry, &retry));
+	/* Active without anything queued: busy all the same. */
+	f.queued = false;
+	f.active_at = 11 * MS;
+	EXPECT_EQ(11 * MS + 200 * US, vnet_rp_evictable_at(&rp, &f));
+	f.active_at = 11 * MS + 500 * US;
+	EXPECT_EQ(10 * MS + 1600 * US, vnet_rp_evictable_at(&rp, &f));
+}
+
+TEST(idle_endpoint_goes_early)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f = {
+		.present = true, .served = true,
+		.loaded_at = 10 * MS, .active_at = 10 * MS + 50 * US,
+	};
+
+	EXPECT_EQ(10 * MS + 250 * US, vnet_rp_evictable_at(&rp, &f));
+	/* A stamp from an earlier residency counts from the load. */
+	f.active_at = 1 * MS;
+	EXPECT_EQ(10 * MS + 200 * US, vnet_rp_evictable_at(&rp, &f));
+}
+
+TEST(unserved_newcomer_is_protected)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f = {
+		.present = true, .loaded_at = 10 * MS, .active_at = 0,
+	};
+
+	/* Idle, but what it came for has not come: its whole slice. */
+	EXPECT_EQ(10 * MS + 1600 * US, vnet_rp_evictable_at(&rp, &f));
+	/* On the wire, until a NACKed sender has come back. */
+	rp.protect_ns = 60 * MS;
+	EXPECT_EQ(70 * MS, vnet_rp_evictable_at(&rp, &f));
+}
+
+TEST(frames_in_motion_are_never_picked)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f[3] = {
+		{ .present = false },
+		{ .present = true, .served = true, .loaded_at = 0 },
+		{ .present = false },
+	};
+	u64 retry;
+
+	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 1000 * MS, &retry));
+	f[1].present = false;
+	EXPECT_EQ(-1, vnet_rp_pick(&rp, f, 3, 1000 * MS, &retry));
+	EXPECT_EQ(VNET_RP_NEVER, retry);
+}
+
+TEST(earliest_evictable_goes_first)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f[3] = {
+		{ .present = true, .served = true, .queued = true,
+		  .loaded_at = 3 * MS },
+		{ .present = true, .served = true, .queued = true,
+		  .loaded_at = 1 * MS },
+		{ .present = true, .served = true, .queued = true,
+		  .loaded_at = 2 * MS },
+	};
+	u64 retry;
+
+	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	f[1].present = false;
+	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+}
+
+/* ---- Random schedules ---- */
+
+#define SIM_MAX_EPS	128
+#define SIM_MAX_FRAMES	16
+
+enum sim_where { SIM_OUT, SIM_MOVING, SIM_IN };
+
+struct sim_ep {
+	enum sim_where where;
+	int frame;
+	bool wants;		/* has work: would fault if out */
+	bool queued_wait;	/* in the FIFO of waiting faults */
+	bool served, queued;
+	u64 loaded_at, active_at;
+	u64 claimed_at;		/* SIM_MOVING: when its move started */
+	u64 ready_at;		/* and when the load is done */
+	u64 waiting_since;
+	u64 max_wait;
+	u64 resident_ns;
+	u64 loads;
+};
+
+struct sim {
+	struct vnet_rp rp;
+	u64 fault_ns;		/* what a move costs in this schedule */
+	u32 neps, nframes;
+	struct sim_ep ep[SIM_MAX_EPS];
+	int frame_ep[SIM_MAX_FRAMES];	/* -1: free */
+	int fifo[SIM_MAX_EPS];
+	u32 fifo_len;
+	u64 now;
+	u64 seed;
+	u64 evictions, early;
+};
+
+static u32 sim_rand(struct sim *s)
+{
+	s->seed ^= s->seed << 13;
+	s->seed ^= s->seed >> 7;
+	s->seed ^= s->seed << 17;
+	return (u32)(s->seed >> 11);
+}
+
+static bool sim_chance(struct sim *s, u32 percent)
+{
+	return sim_rand(s) % 100 < percent;
+}
+
+static void sim_snapshot(struct sim *s, struct vnet_rp_frame *fr)
+{
+	u32 f;
+
+	for (f = 0; f < s->nframes; f++) {
+		int i = s->frame_ep[f];
+		struct sim_ep *e = i >= 0 ? &s->ep[i] : NULL;
+
+		memset(&fr[f], 0, sizeof(fr[f]));
+		if (!e || e->where != SIM_IN)
+			continue;
+		fr[f].present = true;
+		fr[f].served = e->served;
+		fr[f].queued = e->queued;
+		fr[f].loaded_at = e->loaded_at;
+		fr[f].active_at = e->active_at;
+	}
+}
+
+/*
+ * The head of the FIFO claims a free frame, or the policy's victim's.  The
+ * checks are the cache's invariants: a victim was allowed to go now, and a
+ * busy one had its slice.
+ */
+static bool sim_claim(struct __test_metadata *_metadata, struct sim *s)
+{
+	struct vnet_rp_frame fr[SIM_MAX_FRAMES];
+	struct sim_ep *e;
+	u64 retry;
+	int f, head;
+	u32 i;
+
+	if (!s->fifo_len)
+		return false;
+	head = s->fifo[0];
+	e = &s->ep[head];
+	for (f = 0; f < (int)s->nframes; f++)
+		if (s->frame_ep[f] < 0)
+			break;
+	if (f == (int)s->nframes) {
+		struct sim_ep *v;
+
+		sim_snapshot(s, fr);
+		f = vnet_rp_pick(&s->rp, fr, s->nframes, s->now, &retry);
+		if (f < 0) {
+			/* Asleep until exactly then; the loop gets there. */
+			EXPECT_GT(retry, s->now);
+			return false;
+		}
+		v = &s->ep[s->frame_ep[f]];
+		EXPECT_LE(vnet_rp_evictable_at(&s->rp, &fr[f]), s->now);
+		if (v->queued || !v->served ||
+		    s->now < v->active_at + vnet_rp_idle_ns(&s->rp)) {
+			if (s->now < v->loaded_at + vnet_rp_slice_ns(&s->rp))
+				s->early++;
+		}
+		v->where = SIM_OUT;
+		v->resident_ns += s->now - v->loaded_at;
+		v->frame = -1;
+		s->evictions++;
+	}
+	s->frame_ep[f] = head;
+	e->frame = f;
+	e->where = SIM_MOVING;
+	e->claimed_at = s->now;
+	e->ready_at = s->now + s->fault_ns / 2 + sim_rand(s) % (s->fault_ns + 1);
+	e->queued_wait = false;
+	if (s->now - e->waiting_since > e->max_wait)
+		e->max_wait = s->now - e->waiting_since;
+	for (i = 1; i < s->fifo_len; i++)
+		s->fifo[i - 1] = s->fifo[i];
+	s->fifo_len--;
+	return true;
+}
+
+struct sim_load {
+	u32 busy_pct;		/* a resident endpoint works in a step */
+	u32 queued_pct;		/* and leaves messages queued */
+	u32 want_on_pct;	/* an endpoint with no work gets some */
+	u32 want_off_pct;	/* one with work runs out */
+};
+
+/* One step of @step_ns: loads finish, resident endpoints work, faults queue. */
+static void sim_step(struct __test_metadata *_metadata, struct sim *s,
+		     const struct sim_load *ld, u64 step_ns)
+{
+	u32 i;
+
+	s->now += step_ns;
+	for (i = 0; i < s->neps; i++) {
+		struct sim_ep *e = &s->ep[i];
+
+		if (e->where == SIM_MOVING && s->now >= e->ready_at) {
+			e->where = SIM_IN;
+			e->loaded_at = e->ready_at;
+			e->served = false;
+			e->loads++;
+			vnet_rp_fault_done(&s->rp, e->ready_at - e->claimed_at);
+		}
+		if (e->wants ? sim_chance(s, ld->want_off_pct) :
+			       sim_chance(s, ld->want_on_pct))
+			e->wants = !e->wants;
+		if (e->where == SIM_IN) {
+			bool work = e->wants && sim_chance(s, ld->busy_pct);
+
+			if (work) {
+				e->active_at = s->now;
+				e->served = true;
+			}
+			e->queued = work && sim_chance(s, ld->queued_pct);
+		} else if (e->where == SIM_OUT && e->wants && !e->queued_wait) {
+			e->queued_wait = true;
+			e->waiting_since = s->now;
+			s->fifo[s->fifo_len++] = (int)i;
+		}
+	}
+	while (sim_claim(_metadata, s))
+		;
+}
+
+FIXTURE(schedule) {
+	struct sim s;
+};
+
+FIXTURE_VARIANT(schedule) {
+	u32 neps, nframes;
+	u64 fault_ns;
+	struct sim_load load;
+};
+
+/* Every endpoint busy all the time: bench paging's worst case. */
+FIXTURE_VARIANT_ADD(schedule, all_busy_2x) {
+	.neps = 16, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .busy_pct = 100, .queued_pct = 50, .want_on_pct = 100 },
+};
+
+FIXTURE_VARIANT_ADD(schedule, all_busy_16x) {
+	.neps = 128, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .busy_pct = 100, .queued_pct = 50, .want_on_pct = 100 },
+};
+
+/* Bursts: endpoints come and go, some idle in their frames. */
+FIXTURE_VARIANT_ADD(schedule, bursty_4x) {
+	.neps = 32, .nframes = 8, .fault_ns = 50 * US,
+	.load = { .busy_pct = 30, .queued_pct = 20, .want_on_pct = 2,
+		  .want_off_pct = 1 },
+};
+
+/* Fast faults: the floor of the slice decides. */
+FIXTURE_VARIANT_ADD(schedule, cheap_faults_4x) {
+	.neps = 12, .nframes = 3, .fault_ns = 2 * US,
+	.load = { .busy_pct = 60, .queued_pct = 10, .want_on_pct = 5,
+		  .want_off_pct = 5 },
+};
+
+FIXTURE_SETUP(schedule)
+{
+	u32 i;
+
+	memset(&self->s, 0, sizeof(self->s));
+	vnet_rp_init(&self->s.rp, 100 * US, 16, 2);
+	self->s.fault_ns = variant->fault_ns;
+	self->s.neps = variant->neps;
+	self->s.nframes = variant->nframes;
+	self->s.seed = 0x9e3779b97f4a7c15ULL;
+	self->s.now = 1 * MS;
+	for (i = 0; i < SIM_MAX_FRAMES; i++)
+		self->s.frame_ep[i] = -1;
+	for (i = 0; i < self->s.neps; i++)
+		self->s.ep[i].frame = -1;
+}
+
+FIXTURE_TEARDOWN(schedule)
+{
+}
+
+/*
+ * Twenty thousand faults' worth of schedule in steps of a tenth of one.  FIFO turns and
+ * a slice per holder bound every wait: an endpoint waits for the frames
+ * to turn over at most once per endpoint ahead of it, each turn at most a
+ * slice and a move.
+ */
+TEST_F(schedule, invariants_hold)
+{
+	struct sim *s = &self->s;
+	u64 step = s->fault_ns / 10, end = s->now + 20000 * s->fault_ns;
+	u64 bound, max_wait = 0, total = 0, lo = ~0ULL, hi = 0;
+	u32 i, started = 0;
+
+	while (s->now < end)
+		sim_step(_metadata, s, &variant->load, step);
+
+	EXPECT_EQ(0, s->early);
+	EXPECT_GT(s->evictions, 0);
+	bound = (s->neps / s->nframes + 2) *
+		(vnet_rp_slice_ns(&s->rp) + 2 * s->fault_ns);
+	for (i = 0; i < s->neps; i++) {
+		struct sim_ep *e = &s->ep[i];
+
+		if (e->where == SIM_IN)
+			e->resident_ns += s->now - e->loaded_at;
+		if (e->queued_wait && s->now - e->waiting_since > e->max_wait)
+			e->max_wait = s->now - e->waiting_since;
+		if (e->max_wait > max_wait)
+			max_wait = e->max_wait;
+		if (e->loads)
+			started++;
+		total += e->resident_ns;
+		if (e->resident_ns < lo)
+			lo = e->resident_ns;
+		if (e->resident_ns > hi)
+			hi = e->resident_ns;
+	}
+	TH_LOG("%u eps on %u frames: %llu evictions, slice %llu us, longest wait %llu us (bound %llu), residency %llu..%llu ms",
+	       s->neps, s->nframes, (unsigned long long)s->evictions,
+	       (unsigned long long)(vnet_rp_slice_ns(&s->rp) / US),
+	       (unsigned long long)(max_wait / US),
+	       (unsigned long long)(bound / US),
+	       (unsigned long long)(lo / MS), (unsigned long long)(hi / MS));
+	EXPECT_LE(max_wait, bound);
+	EXPECT_EQ(s->neps, started);
+	/* Everyone busy all the time: everyone gets the same share. */
+	if (variant->load.busy_pct == 100) {
+		u64 mean = total / s->neps;
+
+		EXPECT_GE(lo, mean - mean / 10);
+		EXPECT_LE(hi, mean + mean / 10);
+	}
+}
+
+TEST_HARNESS_MAIN
