@@ -27,9 +27,16 @@ const struct vnetctl_col vnetctl_cols[] = {
 	{ "UNLOAD_US", "mean_unload_us", "unload_ns", "faults", NS_TO_US },
 	/* Copying the endpoint in, and waking its waiters. */
 	{ "LOAD_US", "mean_load_us", "load_ns", "faults", NS_TO_US },
-	/* Sleeps of a fault with every frame taken by a newcomer. */
+	/* Sleeps of a fault that could not claim a frame. */
 	{ "WAITS/S", "frame_waits_per_s", "frame_waits", NULL, 1 },
 	{ "WAIT_US", "mean_frame_wait_us", "frame_wait_ns", "frame_waits",
+	  NS_TO_US },
+	/* Per fault-in: in line behind others, then for a slice to end. */
+	{ "TURN_US", "mean_turn_wait_us", "wait_turn_ns", "faults", NS_TO_US },
+	{ "SLICE_US", "mean_slice_wait_us", "wait_slice_ns", "faults",
+	  NS_TO_US },
+	/* How far past the policy's time a sleeper woke: tick rounding. */
+	{ "LATE_US", "mean_wake_late_us", "wake_late_ns", "frame_waits",
 	  NS_TO_US },
 	/* Victims evicted before any message was delivered to them. */
 	{ "UNSERVED%", "unserved_victims_pct", "evicted_unserved", "evictions",
