@@ -372,7 +372,9 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
  * Sleep until the frames change (generation @gen is gone), @ep is being
  * closed, or -- unless VNET_RP_NEVER -- the policy's time @until, to the
  * nanosecond: rounding a wait for a slice up to the tick idles the frame
- * in between.  Returns -EINTR on a fatal signal.
+ * in between.  A resident endpoint that goes idle earlier, or a new value
+ * of a parameter, does not wake the sleeper: it oversleeps by at most the
+ * slice it was waiting out.  Returns -EINTR on a fatal signal.
  */
 static int vnet_cache_sleep(struct vnet_ep *ep, u64 gen, u64 until)
 {
@@ -433,6 +435,7 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 	__must_hold(&ep->nic->lock)
 {
 	struct vnet_nic *nic = ep->nic;
+	bool joined = false;
 
 	lockdep_assert_held(&nic->lock);
 	*err = 0;
@@ -445,10 +448,16 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 			f = vnet_cache_claim(nic, ep, victim, &until);
 			if (f >= 0) {
 				vnet_cache_leave_line(ep);
+				if (joined)
+					ep->line_users--;
 				return f;
 			}
 			why = until == VNET_RP_NEVER ? VNET_WAIT_MOVE :
 						       VNET_WAIT_SLICE;
+		}
+		if (!joined) {
+			joined = true;
+			ep->line_users++;
 		}
 		if (list_empty(&ep->frame_wait))
 			list_add_tail(&ep->frame_wait, &nic->frame_waiters);
@@ -468,7 +477,9 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 		if (*err)
 			break;
 	}
-	vnet_cache_leave_line(ep);
+	/* The place is the endpoint's: others may still wait in it. */
+	if (joined && !--ep->line_users)
+		vnet_cache_leave_line(ep);
 	if (ep->dead)
 		*err = -ENODEV;
 	return -1;
@@ -540,9 +551,13 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 	nic->unload_ns += t.unload_ns;
 	nic->load_ns += t.load_ns;
 	if (victim) {
-		/* What a move costs: the slice is a multiple of it. */
-		vnet_rp_fault_done(&nic->rp, t.flush_ns + t.unload_ns +
-				   t.load_ns);
+		/*
+		 * What a move costs this card: the slice is a multiple of it.
+		 * Not the flush, which is one victim's peers' doing: a silent
+		 * one holds it for the whole retry budget, and would stretch
+		 * every endpoint's slice with it.
+		 */
+		vnet_rp_fault_done(&nic->rp, t.unload_ns + t.load_ns);
 		if (!t.victim_served)
 			nic->evicted_unserved++;
 	}

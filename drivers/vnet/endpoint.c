@@ -20,9 +20,10 @@ static DEFINE_IDA(vnet_ep_uids);
 void vnet_ep_release(struct kobject *kobj)
 {
 	struct vnet_ep *ep = container_of(kobj, struct vnet_ep, kobj);
-
 	struct vnet_nic *nic = ep->nic;
 
+	/* Every fault in line holds the endpoint: none is left. */
+	WARN_ON_ONCE(!list_empty(&ep->frame_wait));
 	atomic_dec(&nic->nr_eps);
 	ida_free(&vnet_ep_uids, ep->uid);
 	vfree(ep->staging);

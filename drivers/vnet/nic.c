@@ -78,8 +78,9 @@ struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes)
 		goto err_free;
 	err = -ENOMEM;
 	/*
-	 * Fault-ins wait for frames and flushes, not for each other: a few at
-	 * a time keep the card busy without a kworker per waiting endpoint.
+	 * Fault-ins the firmware asks for wait in the line for frames like
+	 * any other, in turn: a few at a time keep the card busy without a
+	 * kworker per waiting endpoint, the rest wait in the workqueue.
 	 */
 	nic->fault_wq = alloc_workqueue("%s_fault", WQ_UNBOUND, 4, nic->name);
 	if (!nic->fault_wq)

@@ -54,6 +54,10 @@ TRACE_EVENT(vnet_fault,
  * every frame in motion.  late_ns is how far past the policy's time it
  * woke.
  */
+TRACE_DEFINE_ENUM(VNET_WAIT_TURN);
+TRACE_DEFINE_ENUM(VNET_WAIT_SLICE);
+TRACE_DEFINE_ENUM(VNET_WAIT_MOVE);
+
 TRACE_EVENT(vnet_frame_wait,
 	    TP_PROTO(const struct vnet_ep *ep, enum vnet_frame_wait_why why,
 		     u64 slept_ns, u64 late_ns),

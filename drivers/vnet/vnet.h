@@ -151,6 +151,7 @@ struct vnet_ep {
 	u64 evictions;			/* nic->lock */
 	u64 loaded_at;			/* nic->lock; ktime ns */
 	struct list_head frame_wait;	/* nic->lock; in nic->frame_waiters */
+	u32 line_users;			/* nic->lock; faults waiting in it */
 	wait_queue_head_t state_wq;
 
 	void *image;			/* host copy of the frame */

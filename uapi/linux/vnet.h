@@ -216,7 +216,7 @@ struct vnet_ep_stat {
 struct vnet_attach {
 	char ifname[16];
 	__u32 nic_id;			/* in: id or VNET_NIC_ID_ANY; out: id */
-	__u32 frames;			/* in: 2 .. VNET_MAX_FRAMES, 0: frames= */
+	__u32 frames;			/* in: 2 .. VNET_MAX_FRAMES, 0: frames=; out: frames */
 };
 
 struct vnet_route {
