@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The transport's receive path: check a packet off the wire, then deliver a
- * DATA packet into its destination endpoint and answer it, or pass an ACK
- * or NACK to the send side.
+ * DATA packet into its destination endpoint and answer it, or pass an ACK,
+ * NACK or RESUME to the send side.
  *
  * A packet counts only if it comes from the Ethernet address routed for
  * the NIC it claims to be from.
@@ -18,6 +18,9 @@
  * random initial sequence numbers), or ahead of what we expect.  A packet
  * that does not say so is never taken as a new start, so a retransmission
  * can never be delivered twice into a channel that lost its state.
+ *
+ * A sender NACKed because the endpoint was not on the card hears when it
+ * is back, and need not wait for its timer: RESUME, see resume.c.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -60,6 +63,7 @@ static bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
 
 /* Deliver a new DATA packet: delivered, refused with a reason, or NACKed. */
 static struct vnet_fw_outcome vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
+						 const struct vnet_fw_peer *p,
 						 const struct vnet_wire_msg *w,
 						 const struct vnet_desc *m,
 						 const u8 *payload)
@@ -82,6 +86,8 @@ static struct vnet_fw_outcome vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
 	case VNET_FW_FULL:
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_QUEUE_FULL);
 	default:
+		/* @p hears from us again once @dst is back on the card. */
+		vnet_fw_resume_wanted(nic, dst, p);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_NOT_RESIDENT);
 	}
 }
@@ -134,7 +140,7 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		return;
 	}
 
-	out = vnet_fw_rx_deliver(nic, w, &m, pkt + VNET_WIRE_DATA_LEN);
+	out = vnet_fw_rx_deliver(nic, p, w, &m, pkt + VNET_WIRE_DATA_LEN);
 	if (out.fate == VNET_FW_WAITS) {
 		vnet_fw_xmit_ack(nic, p, VNET_WIRE_NACK, h->channel, seq, stamp,
 				 out.reason);
@@ -166,6 +172,8 @@ static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
 	case VNET_WIRE_ACK:
 	case VNET_WIRE_NACK:
 		return VNET_WIRE_ACK_LEN;
+	case VNET_WIRE_RESUME:
+		return VNET_WIRE_RESUME_LEN;
 	}
 	return 0;
 }
@@ -205,14 +213,17 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 	case VNET_WIRE_DATA:
 		vnet_fw_rx_data(nic, p, h, data);
 		return;
-	default:
-		if (h->type == VNET_WIRE_ACK)
-			vnet_fw_rx_ack(nic, p, h->channel,
-				       fw_be32_to_cpu(h->seq),
-				       fw_be32_to_cpu(h->stamp), ack->status);
-		else
-			vnet_fw_rx_nack(nic, p, h->channel,
-					fw_be32_to_cpu(h->seq),
-					fw_be32_to_cpu(h->stamp), ack->status);
+	case VNET_WIRE_ACK:
+		vnet_fw_rx_ack(nic, p, h->channel, fw_be32_to_cpu(h->seq),
+			       fw_be32_to_cpu(h->stamp), ack->status);
+		return;
+	case VNET_WIRE_NACK:
+		vnet_fw_rx_nack(nic, p, h->channel, fw_be32_to_cpu(h->seq),
+				fw_be32_to_cpu(h->stamp), ack->status,
+				fw_be32_to_cpu(h->incarnation));
+		return;
+	case VNET_WIRE_RESUME:
+		vnet_fw_rx_resume(nic, p, h);
+		return;
 	}
 }

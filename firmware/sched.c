@@ -9,6 +9,7 @@
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
+#include "fw_transport.h"
 
 static const unsigned int vnet_fw_send_order[] = {
 	VNET_Q_REP_SEND,	/* replies first: they never wait for credits */
@@ -79,7 +80,16 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		if (!ep || ep->closed)
 			continue;
 		frame = fw_read_once(ep->frame);
-		if (!frame || !vnet_fw_has_sends(ep, frame))
+		if (!frame)
+			continue;
+		/*
+		 * Back on the card: the peers it NACKed need not wait for
+		 * their timers.  The host rings the doorbell when a load
+		 * completes, so this round comes promptly.
+		 */
+		if (ep->resume_peers && !fw_read_once(ep->moving))
+			vnet_fw_send_resumes(nic, ep);
+		if (!vnet_fw_has_sends(ep, frame))
 			continue;
 		round.messages += vnet_fw_visit(nic, ep, frame, &round.held);
 	}

@@ -3,8 +3,10 @@
  * The NIC-to-NIC transport, sender side, after the Berkeley NOW firmware:
  * several independent logical channels per destination NIC, stop-and-wait
  * on each, sequence numbers and stamps, ACK/NACK, retransmission on a coarse
- * timer and return to sender after max_retries transmissions with no word
- * from the receiver, or after busy_timeout of being refused.
+ * timer -- or at once when the receiver says that the endpoint it NACKed
+ * "not resident" is back (RESUME, resume.c) -- and return to sender after
+ * max_retries transmissions with no word from the receiver, or after
+ * busy_timeout of being refused.
  *
  * A send channel's life, changed only by vnet_fw_chan_set_state():
  *
@@ -139,9 +141,9 @@ static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
 		w->args[i] = fw_cpu_to_be32(m->args[i]);
 }
 
-static void vnet_fw_put_hdr(struct vnet_fw_nic *nic, struct vnet_wire_hdr *h,
-			    const struct vnet_fw_peer *p, u8 type, u8 channel,
-			    u8 flags, u32 seq, u32 stamp)
+void vnet_fw_put_hdr(struct vnet_fw_nic *nic, struct vnet_wire_hdr *h,
+		     const struct vnet_fw_peer *p, u8 type, u8 channel, u8 flags,
+		     u32 seq, u32 stamp)
 {
 	h->version = VNET_WIRE_VERSION;
 	h->type = type;
@@ -170,6 +172,7 @@ static void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	ch->sent_at = nic->now;
 	ch->due = nic->now + nic->quantum;
 	ch->nacked = false;
+	ch->resume = false;
 	vnet_fw_chan_count(nic, ch, true);
 
 	vnet_fw_put_hdr(nic, &pkt.hdr, p, VNET_WIRE_DATA, c,
@@ -180,6 +183,13 @@ static void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
 	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, sizeof(pkt),
 			   ch->payload, ch->payload ? ch->msg.len : 0);
+}
+
+/* Send the message on channel @c to peer @p again, ahead of the ACK. */
+void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+{
+	nic->stats.retransmits++;
+	vnet_fw_xmit_data(nic, p, c);
 }
 
 void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
@@ -368,6 +378,7 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	if (!ch)
 		return;
 	ch->sync = false;
+	ch->resume = false;
 	if (status == VNET_RET_NONE)
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 	else
@@ -375,7 +386,7 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 }
 
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
-		     u32 seq, u32 stamp, u8 reason)
+		     u32 seq, u32 stamp, u8 reason, u32 incarnation)
 {
 	struct vnet_fw_send_chan *ch;
 
@@ -384,6 +395,11 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	ch = vnet_fw_answered(nic, p, c, seq, stamp);
 	if (!ch)
 		return;
+	if (stamp == ch->stamp) {
+		/* A RESUME from this incarnation may bring it back early. */
+		ch->resume = reason == VNET_NACK_NOT_RESIDENT;
+		ch->nack_incarnation = incarnation;
+	}
 	if (reason == VNET_NACK_RESYNC) {
 		/*
 		 * The receiver has no state for the channel: restart it.  A
@@ -420,6 +436,13 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		ch->due = ch->sent_at + 2 * nic->quantum;
 }
 
+/* Refused for busy_timeout: its sender gets it back at its next tick. */
+bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
+				   const struct vnet_fw_send_chan *ch)
+{
+	return ch->refused && nic->now - ch->refused_at >= nic->busy_timeout;
+}
+
 static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			      u32 c)
 {
@@ -431,7 +454,7 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	}
 	if (ch->state != VNET_CHAN_INFLIGHT || nic->now < ch->due)
 		return;
-	if (ch->refused && nic->now - ch->refused_at >= nic->busy_timeout) {
+	if (vnet_fw_chan_refused_too_long(nic, ch)) {
 		/*
 		 * Refused too long.  If its latest transmission was refused
 		 * the receiver does not have it: busy.  Otherwise it may:
@@ -453,8 +476,7 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		vnet_fw_start_return(nic, p, ch, VNET_RET_UNREACHABLE);
 		return;
 	}
-	nic->stats.retransmits++;
-	vnet_fw_xmit_data(nic, p, c);
+	vnet_fw_retransmit(nic, p, c);
 }
 
 /* Retransmissions and pending returns, once a quantum. */
@@ -484,6 +506,8 @@ void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 	u32 i, c;
 
 	ep->closed = true;
+	/* No peer is told it is back: it never will be. */
+	ep->resume_peers = 0;
 
 	for (i = 0; i < nic->nactive; i++) {
 		struct vnet_fw_peer *p = &nic->peers[nic->active[i]];

@@ -136,6 +136,11 @@ struct vnet_fw_ep {
 	bool closed;
 	/* Messages on the wire with no ACK nor latest NACK yet. */
 	u32 unresolved;
+	/*
+	 * Peer slots, modulo 64, that were NACKed "not resident" for it:
+	 * they get a RESUME once it is back on the card (resume.c).
+	 */
+	u64 resume_peers;
 	struct vnet_fw_ep_stats stats;
 };
 
@@ -165,11 +170,17 @@ struct vnet_fw_send_chan {
 	u32 seq;
 	u32 first_stamp;		/* of this message's first transmission */
 	u32 stamp;			/* of the latest transmission */
+	u32 nack_incarnation;		/* of the peer, in its latest NACK */
 	u16 retries;			/* transmissions with no ACK or NACK */
 	u8 state;			/* enum vnet_fw_chan_state */
 	u8 queue;			/* VNET_Q_REQ_SEND or VNET_Q_REP_SEND */
 	u8 reason;			/* RETURNING: why */
 	bool nacked;			/* the latest transmission was NACKed */
+	/*
+	 * ...NACKed "not resident" by the incarnation in nack_incarnation:
+	 * a RESUME of that destination endpoint may retransmit it once.
+	 */
+	bool resume;
 	bool refused;			/* NACKed at least once */
 	bool counted;			/* in src->unresolved */
 	bool sync;			/* receiver must take seq as its new start */
@@ -202,6 +213,8 @@ struct vnet_fw_nic_stats {
 	u64 tx_nack[VNET_NACK_NR];
 	u64 rx_nack[VNET_NACK_NR];
 	u64 retransmits;
+	u64 tx_resume;
+	u64 rx_resume;
 	u64 returned[VNET_RET_NR];
 	u64 bad_frames;
 	u64 bad_source;			/* not from the peer's routed address */

@@ -9,6 +9,13 @@
  * number and echoes its stamp; ACK status VNET_RET_NONE means delivered,
  * any other return reason means the receiver handed the message back.
  *
+ * A RESUME says that an endpoint of its sender, which NACKed a DATA packet
+ * "not resident", is on the card again: struct vnet_wire_resume follows
+ * the header, whose channel, flags, sequence number and stamp are zero.
+ * It answers no packet in particular and is never answered: the sender of
+ * the NACKed message retransmits it at once rather than on its timer, and
+ * the timer still covers a RESUME that is lost.
+ *
  * Every packet carries the incarnation of the sender's route to the
  * receiver: random, new each time the sender boots or adds the route, so
  * a channel restarted under a new one can tell its packets from any of an
@@ -20,13 +27,14 @@
 #include "vnet_fw_env.h"
 #include "linux/vnet.h"
 
-#define VNET_WIRE_VERSION	2
+#define VNET_WIRE_VERSION	3
 #define VNET_ETH_P_VNET		0x88b5	/* default EtherType */
 
 enum vnet_wire_type {
 	VNET_WIRE_DATA = 1,
 	VNET_WIRE_ACK,
 	VNET_WIRE_NACK,
+	VNET_WIRE_RESUME,
 };
 
 /* vnet_wire_hdr.flags */
@@ -74,10 +82,17 @@ struct vnet_wire_ack {
 	u8 __reserved[3];
 };
 
+struct vnet_wire_resume {
+	__be32 ep;		/* the sender's endpoint that is back */
+	u8 __reserved[4];	/* zero */
+};
+
 #define VNET_WIRE_DATA_LEN	(sizeof(struct vnet_wire_hdr) + \
 				 sizeof(struct vnet_wire_msg))
 #define VNET_WIRE_ACK_LEN	(sizeof(struct vnet_wire_hdr) + \
 				 sizeof(struct vnet_wire_ack))
+#define VNET_WIRE_RESUME_LEN	(sizeof(struct vnet_wire_hdr) + \
+				 sizeof(struct vnet_wire_resume))
 #define VNET_WIRE_MAX		(VNET_WIRE_DATA_LEN + VNET_MEDIUM_MAX)
 
 void vnet_fw_crc32c_init(void);

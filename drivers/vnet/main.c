@@ -113,6 +113,7 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct vnet_wire_hdr) != 24);
 	BUILD_BUG_ON(sizeof(struct vnet_wire_msg) != 72);
 	BUILD_BUG_ON(sizeof(struct vnet_wire_ack) != 4);
+	BUILD_BUG_ON(sizeof(struct vnet_wire_resume) != 8);
 	BUILD_BUG_ON(VNET_WIRE_MAX > U16_MAX);
 }
 

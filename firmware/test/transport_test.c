@@ -551,6 +551,113 @@ TEST_F(pair, stale_nack_does_not_resolve)
 	EXPECT_EQ(1, p->unacked);
 }
 
+/*
+ * A request NACKed because its destination is not on the card: b loads
+ * the endpoint (as the driver does on the fault the NACK asked for), and
+ * the message must follow within a round trip or two, not when a's timer
+ * next finds it due, up to two quanta later.
+ */
+TEST_F(pair, resume_redelivers_within_a_round_trip)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = sim_request(5);
+	const struct vnet_desc *got;
+	u64 loaded, took;
+
+	b->auto_fault = false;
+	sim_unload(b, 1);
+	/* a's timer scans once a quantum: send in between, as most are. */
+	sim_net_run_for(&self->net, 200);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	while (!a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT] &&
+	       self->net.now < 10 * a->fw.quantum)
+		sim_net_step(&self->net, 20);
+	ASSERT_EQ(1, a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT]);
+	ASSERT_LT(0, b->faults_requested[1]);
+	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+
+	sim_load(b, 1);
+	loaded = self->net.now;
+	while (!(got = sim_peek(b, 1, VNET_Q_REQ_RECV)) &&
+	       self->net.now - loaded < 10 * a->fw.quantum)
+		sim_net_step(&self->net, 20);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(5, got->args[0]);
+	took = self->net.now - loaded;
+	TH_LOG("delivered %llu after the load (round trip %llu, quantum %llu)",
+	       (unsigned long long)took,
+	       (unsigned long long)(2 * self->net.delay),
+	       (unsigned long long)a->fw.quantum);
+	EXPECT_LT(took, a->fw.quantum / 4);
+	EXPECT_EQ(1, a->fw.stats.retransmits);
+
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
+	EXPECT_EQ(1, b->ep[1].fw.stats.received);
+	EXPECT_EQ(0, a->fw.nactive);
+}
+
+/* a's request to b's endpoint 1, which is off the card: NACKed "not resident". */
+static void nacked_not_resident(struct __test_metadata *_metadata,
+				struct sim_net *net)
+{
+	struct sim_nic *a = net->nic[0], *b = net->nic[1];
+	struct vnet_desc d = sim_request(5);
+	u64 start = net->now;
+
+	b->auto_fault = false;
+	sim_unload(b, 1);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	while (!a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT] &&
+	       net->now - start < 10 * a->fw.quantum)
+		sim_net_step(net, 20);
+	ASSERT_EQ(1, a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT]);
+	ASSERT_NE(0, b->ep[1].fw.resume_peers);
+}
+
+/* An endpoint closed while a peer waits for it tells that peer nothing. */
+TEST_F(pair, closed_endpoint_sends_no_resume)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+
+	nacked_not_resident(_metadata, &self->net);
+	vnet_fw_ep_forget(&b->fw, &b->ep[1].fw);
+	EXPECT_EQ(0, b->ep[1].fw.resume_peers);
+	sim_load(b, 1);
+	sim_net_run_for(&self->net, a->fw.quantum / 2);
+	EXPECT_EQ(0, b->fw.stats.tx_resume);
+	EXPECT_EQ(0, a->fw.stats.rx_resume);
+	EXPECT_EQ(0, a->fw.stats.retransmits);
+}
+
+/*
+ * A RESUME finds the sender moving: the message stays NACKed, so the
+ * sender's flush ends, and goes out again by the timer once the move is
+ * over.
+ */
+TEST_F(pair, resume_waits_for_a_moving_sender)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	u64 start;
+
+	nacked_not_resident(_metadata, &self->net);
+	a->ep[0].fw.moving = true;
+	sim_load(b, 1);
+	sim_net_run_for(&self->net, 200);
+	EXPECT_EQ(1, b->fw.stats.tx_resume);
+	EXPECT_EQ(1, a->fw.stats.rx_resume);
+	EXPECT_EQ(0, a->fw.stats.retransmits);
+	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+
+	a->ep[0].fw.moving = false;
+	start = self->net.now;
+	while (!sim_peek(b, 1, VNET_Q_REQ_RECV) &&
+	       self->net.now - start < 10 * a->fw.quantum)
+		sim_net_step(&self->net, 20);
+	ASSERT_NE(NULL, sim_peek(b, 1, VNET_Q_REQ_RECV));
+	EXPECT_LE(self->net.now - start, 2 * a->fw.quantum + 200);
+	EXPECT_EQ(1, a->fw.stats.retransmits);
+}
+
 TEST_F(pair, bad_frames_are_dropped_and_counted)
 {
 	struct sim_nic *b = self->net.nic[1];
