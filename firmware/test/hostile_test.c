@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The transport against receivers and hosts that do not play along: a
- * receiver that never drains, floods of forged and stale ACKs, NACKs and
- * SYNCs from the right and the wrong Ethernet address, and routes taken
- * away and added back with messages in flight.
+ * receiver that never drains, floods of forged and stale ACKs, NACKs,
+ * RESUMEs and SYNCs from the right and the wrong Ethernet address, and
+ * routes taken away and added back with messages in flight.
  */
 #include <stdlib.h>
 
@@ -167,13 +167,32 @@ FIXTURE_TEARDOWN(forged)
 	sim_net_fini(&self->net);
 }
 
-/* A DATA, ACK, NACK or SYNC DATA packet from @src_nic to NIC 0. */
+/* A RESUME to NIC 0 from @src_nic, for its endpoint @ep. */
+static u32 forge_resume(u8 *buf, u32 src_nic, u32 incarnation, u32 ep)
+{
+	struct vnet_wire_hdr *h = (void *)buf;
+	struct vnet_wire_resume *r = (void *)(h + 1);
+
+	memset(buf, 0, VNET_WIRE_RESUME_LEN);
+	h->version = VNET_WIRE_VERSION;
+	h->type = VNET_WIRE_RESUME;
+	h->src_nic = htobe16(src_nic);
+	h->dst_nic = htobe16(0);
+	h->incarnation = htobe32(incarnation);
+	r->ep = htobe32(ep);
+	return VNET_WIRE_RESUME_LEN;
+}
+
+/* A DATA, ACK, NACK, RESUME or SYNC DATA packet from @src_nic to NIC 0. */
 static u32 forge(u8 *buf, u32 *seed, u32 src_nic)
 {
 	struct vnet_wire_hdr *h = (void *)buf;
 	struct vnet_wire_msg *w = (void *)(h + 1);
-	u32 kind = sim_rand(seed) % 4;
+	u32 kind = sim_rand(seed) % 5;
 
+	if (kind == 4)
+		return forge_resume(buf, src_nic, sim_rand(seed),
+				    sim_rand(seed) % 2);
 	memset(buf, 0, VNET_WIRE_DATA_LEN);
 	h->version = VNET_WIRE_VERSION;
 	h->type = kind == 0 ? VNET_WIRE_ACK : kind == 1 ? VNET_WIRE_NACK :
@@ -244,7 +263,8 @@ static u64 resolve_bound(const struct vnet_fw_nic *fw)
 }
 
 /* NACK every message NIC 0 has in flight to NIC 1, stale or current. */
-static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale)
+static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale,
+			u8 reason)
 {
 	struct vnet_fw_nic *fw = &net->nic[0]->fw;
 	struct vnet_fw_peer *p = &fw->peers[fw->peer_of[1]];
@@ -266,6 +286,7 @@ static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale)
 		nack.h.incarnation = htobe32(p->incarnation);
 		nack.h.seq = htobe32(ch->seq);
 		nack.h.stamp = htobe32(stale ? ch->stamp - 1 : ch->stamp);
+		nack.ack.status = reason;
 		inject(net, 0, mac, &nack, sizeof(nack));
 	}
 }
@@ -296,7 +317,8 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 		ASSERT_EQ(1, a->ep[0].fw.unresolved);
 		start = self->net.now;
 		while (!got && self->net.now - start < 4 * bound) {
-			forge_nacks(&self->net, self->mac[1], !round);
+			forge_nacks(&self->net, self->mac[1], !round,
+				    VNET_NACK_QUEUE_FULL);
 			sim_net_step(&self->net, 20);
 			if (!resolved && !a->ep[0].fw.unresolved)
 				resolved = self->net.now - start;
@@ -321,11 +343,165 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	sim_net_step(&self->net, 20);
 	ASSERT_EQ(1, a->ep[0].fw.unresolved);
-	forge_nacks(&self->net, self->mac[1], true);
+	forge_nacks(&self->net, self->mac[1], true, VNET_NACK_QUEUE_FULL);
 	vnet_fw_ep_forget(fw, &a->ep[0].fw);
 	EXPECT_EQ(0, a->ep[0].fw.unresolved);
-	forge_nacks(&self->net, self->mac[1], false);
+	forge_nacks(&self->net, self->mac[1], false, VNET_NACK_QUEUE_FULL);
 	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+}
+
+/* NIC 0's counters that a frame it drops may move. */
+struct drop_counts {
+	u64 bad_frames, bad_source, no_route, rx_resume, retransmits;
+};
+
+static struct drop_counts drop_counts(const struct vnet_fw_nic *fw)
+{
+	struct drop_counts c = {
+		fw->stats.bad_frames, fw->stats.bad_source, fw->stats.no_route,
+		fw->stats.rx_resume, fw->stats.retransmits,
+	};
+
+	return c;
+}
+
+/*
+ * RESUMEs, forged and duplicated, can make a sender retransmit a message
+ * at most once per NACK "not resident" it received for it: never one not
+ * so NACKed, never for another endpoint, another peer or another
+ * incarnation of the peer's route, never from the wrong address, never a
+ * malformed one.  They deliver nothing, and the message still arrives
+ * once when its endpoint is really back.
+ */
+TEST_F(forged, forged_resume_costs_at_most_one_retransmission)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct sim_nic *c = self->net.nic[2];
+	static const u8 stranger[6] = { 0x02, 0, 0, 0, 0xbe, 0xef };
+	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
+	u32 inc = b->fw.peers[b->fw.peer_of[0]].incarnation;
+	struct vnet_fw_send_chan tx[SIM_CHANNELS];
+	struct vnet_wire_hdr *h;
+	struct vnet_desc d = sim_request(3);
+	struct drop_counts was, now;
+	u8 buf[VNET_WIRE_RESUME_LEN + 16];
+	u32 i, len;
+	u64 start;
+
+	b->auto_fault = false;
+	sim_unload(b, 1);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+
+	/* On its way, not NACKed: a perfect RESUME is no reason to resend. */
+	for (i = 0; i < 100; i++) {
+		len = forge_resume(buf, 1, inc, 1);
+		inject(&self->net, 0, self->mac[1], buf, len);
+	}
+	EXPECT_EQ(100, a->fw.stats.rx_resume);
+	EXPECT_EQ(0, a->fw.stats.retransmits);
+
+	start = self->net.now;
+	while (!a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT] &&
+	       self->net.now - start < 10 * a->fw.quantum)
+		sim_net_step(&self->net, 20);
+	ASSERT_EQ(1, a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT]);
+	memcpy(tx, p->tx, sizeof(tx));
+	was = drop_counts(&a->fw);
+
+	for (i = 0; i < 100; i++) {
+		/* From an address no route names, or another NIC's. */
+		len = forge_resume(buf, 1, inc, 1);
+		inject(&self->net, 0, stranger, buf, len);
+		inject(&self->net, 0, self->mac[2], buf, len);
+		/* From an unrouted NIC id. */
+		len = forge_resume(buf, 77, inc, 1);
+		inject(&self->net, 0, self->mac[1], buf, len);
+		/* Well formed, but for the wrong NIC, or of a wrong version. */
+		len = forge_resume(buf, 1, inc, 1);
+		h = (void *)buf;
+		h->dst_nic = htobe16(2);
+		inject(&self->net, 0, self->mac[1], buf, len);
+		len = forge_resume(buf, 1, inc, 1);
+		h->version = VNET_WIRE_VERSION - 1;
+		inject(&self->net, 0, self->mac[1], buf, len);
+		/* Short, or with a bad checksum. */
+		len = forge_resume(buf, 1, inc, 1);
+		inject(&self->net, 0, self->mac[1], buf, len - 1);
+		h->csum = htobe32(vnet_crc32c(0, buf, len) ^ 1);
+		sim_net_inject(&self->net, 0, self->mac[1], buf, len);
+		/* Fields that must be zero are not. */
+		len = forge_resume(buf, 1, inc, 1);
+		buf[sizeof(*h) + 4 + i % 4] = 1;
+		inject(&self->net, 0, self->mac[1], buf, len);
+		len = forge_resume(buf, 1, inc, 1);
+		h->seq = htobe32(1 + i);
+		inject(&self->net, 0, self->mac[1], buf, len);
+		len = forge_resume(buf, 1, inc, 1);
+		h->stamp = htobe32(p->tx[0].stamp);
+		inject(&self->net, 0, self->mac[1], buf, len);
+		len = forge_resume(buf, 1, inc, 1);
+		h->channel = 1;
+		inject(&self->net, 0, self->mac[1], buf, len);
+		len = forge_resume(buf, 1, inc, 1);
+		h->flags = VNET_WIRE_SYNC;
+		inject(&self->net, 0, self->mac[1], buf, len);
+		/*
+		 * Well formed from the right address, but for another
+		 * endpoint, another incarnation, or from NIC 2 itself.
+		 */
+		len = forge_resume(buf, 1, inc, 0);
+		inject(&self->net, 0, self->mac[1], buf, len);
+		len = forge_resume(buf, 1, inc + 1 + i, 1);
+		inject(&self->net, 0, self->mac[1], buf, len);
+		len = forge_resume(buf, 2, c->fw.peers[c->fw.peer_of[0]].incarnation,
+				   1);
+		inject(&self->net, 0, self->mac[2], buf, len);
+	}
+	now = drop_counts(&a->fw);
+	EXPECT_EQ(0, memcmp(tx, p->tx, sizeof(tx)));
+	EXPECT_EQ(was.bad_source + 200, now.bad_source);
+	EXPECT_EQ(was.no_route + 100, now.no_route);
+	EXPECT_EQ(was.bad_frames + 900, now.bad_frames);
+	EXPECT_EQ(was.rx_resume + 300, now.rx_resume);
+	EXPECT_EQ(was.retransmits, now.retransmits);
+
+	/* The real thing, and a thousand copies: one retransmission. */
+	for (i = 0; i < 1000; i++) {
+		len = forge_resume(buf, 1, inc, 1);
+		inject(&self->net, 0, self->mac[1], buf, len);
+	}
+	EXPECT_EQ(was.retransmits + 1, a->fw.stats.retransmits);
+
+	/*
+	 * A flood at every step while b keeps NACKing: retransmissions
+	 * follow the NACKs, never outnumber them, and deliver nothing.
+	 */
+	start = self->net.now;
+	while (self->net.now - start < 20 * a->fw.quantum) {
+		for (i = 0; i < 10; i++) {
+			len = forge_resume(buf, 1, inc, 1);
+			inject(&self->net, 0, self->mac[1], buf, len);
+		}
+		sim_net_step(&self->net, 20);
+	}
+	TH_LOG("%llu retransmissions for %llu NACKs \"not resident\" under %llu RESUMEs",
+	       (unsigned long long)a->fw.stats.retransmits,
+	       (unsigned long long)a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT],
+	       (unsigned long long)a->fw.stats.rx_resume);
+	EXPECT_LE(a->fw.stats.retransmits,
+		  a->fw.stats.rx_nack[VNET_NACK_NOT_RESIDENT]);
+	EXPECT_EQ(0, b->ep[1].fw.stats.received);
+	EXPECT_EQ(1, p->unacked);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+
+	/* b's endpoint comes back: the message arrives, once. */
+	sim_load(b, 1);
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
+	EXPECT_LE(1, b->fw.stats.tx_resume);
+	EXPECT_EQ(1, b->ep[1].fw.stats.received);
+	EXPECT_EQ(0, p->unacked);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
 }
 
 FIXTURE(readd) {
@@ -513,7 +689,8 @@ TEST_F(forged, mixed_nacks_stay_within_the_bound)
 	start = self->net.now;
 	while (!got && self->net.now - start < 10 * bound) {
 		forge_nacks(&self->net, self->mac[1], self->net.now - start >
-			    fw->busy_timeout - 3 * fw->quantum);
+			    fw->busy_timeout - 3 * fw->quantum,
+			    VNET_NACK_QUEUE_FULL);
 		sim_net_step(&self->net, 20);
 		got = sim_peek(a, 0, VNET_Q_REP_RECV);
 	}
@@ -522,6 +699,49 @@ TEST_F(forged, mixed_nacks_stay_within_the_bound)
 	       (unsigned long long)(self->net.now - start),
 	       (unsigned long long)bound);
 	EXPECT_LE(self->net.now - start, bound);
+}
+
+/*
+ * A peer that NACKs every transmission "not resident" and at once says
+ * the endpoint is back makes the message go out again each round trip --
+ * one retransmission per NACK -- but cannot keep it past the bound: it
+ * comes back "busy" as it would under NACKs alone.
+ */
+TEST_F(forged, resumes_do_not_hold_a_message_past_the_bound)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_fw_nic *fw = &a->fw;
+	struct vnet_fw_peer *p = &fw->peers[fw->peer_of[1]];
+	u64 bound = resolve_bound(fw);
+	struct vnet_desc d = sim_request(0);
+	const struct vnet_desc *got = NULL;
+	u8 buf[VNET_WIRE_RESUME_LEN];
+	u64 start;
+	u32 len;
+
+	self->net.down[1] = true;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	start = self->net.now;
+	while (!got && self->net.now - start < 10 * bound) {
+		forge_nacks(&self->net, self->mac[1], false,
+			    VNET_NACK_NOT_RESIDENT);
+		/* The NACKs above carry this incarnation too. */
+		len = forge_resume(buf, 1, p->incarnation, 1);
+		inject(&self->net, 0, self->mac[1], buf, len);
+		sim_net_step(&self->net, 20);
+		got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	}
+	ASSERT_NE(NULL, got);
+	TH_LOG("returned after %llu (bound %llu), %llu retransmissions for %llu NACKs",
+	       (unsigned long long)(self->net.now - start),
+	       (unsigned long long)bound,
+	       (unsigned long long)fw->stats.retransmits,
+	       (unsigned long long)fw->stats.rx_nack[VNET_NACK_NOT_RESIDENT]);
+	EXPECT_EQ(VNET_RET_BUSY, got->status);
+	EXPECT_LE(self->net.now - start, bound);
+	EXPECT_LE(fw->stats.retransmits,
+		  fw->stats.rx_nack[VNET_NACK_NOT_RESIDENT]);
 }
 
 /*
