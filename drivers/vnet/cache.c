@@ -159,11 +159,19 @@ static void vnet_cache_delay(struct vnet_nic *nic)
 }
 
 /*
- * The policy's parameters follow the module's, and a newcomer on a NIC on
- * the wire keeps its frame until a sender whose message was NACKed because
- * it was not resident has come back: when that sender's timer next finds
- * the message due, up to two quanta after the NACK, plus the quantum
- * between timer scans.
+ * The policy's parameters follow the module's.  A newcomer on a NIC on the
+ * wire may have been brought in by a message NACKed "not resident": the
+ * firmware tells the sender's NIC that the endpoint is back in the round
+ * after the load (RESUME, firmware/resume.c), and the message follows a
+ * round trip later, which the transport takes to be shorter than a
+ * retransmission quantum.  So an unserved newcomer keeps its frame for at
+ * least a quantum.
+ *
+ * Not for the two quanta after the load within which the sender's timer
+ * would bring the message should the RESUME be lost: that would idle the
+ * frame of every unserved newcomer that long -- also one whose sender
+ * cannot come back yet (it is moving itself), or one brought in for
+ * anything else -- to spare a rare lost RESUME one more NACK and fault.
  */
 static void vnet_cache_tune(struct vnet_nic *nic)
 {
@@ -173,7 +181,7 @@ static void vnet_cache_tune(struct vnet_nic *nic)
 	rp->min_slice_ns = (u64)READ_ONCE(vnet_min_resident_us) * NSEC_PER_USEC;
 	rp->slice_faults = READ_ONCE(vnet_slice_faults);
 	rp->protect_ns = READ_ONCE(nic->link) ?
-			 3ULL * nic->fw.quantum * NSEC_PER_USEC : 0;
+			 nic->fw.quantum * NSEC_PER_USEC : 0;
 }
 
 /*

@@ -12,7 +12,8 @@
  *
  *  - not served yet (what it was brought in for has not happened): it
  *    keeps the frame for the whole slice, and at least protect_ns (a
- *    sender NACKed on the wire comes back only after its timer);
+ *    sender NACKed on the wire comes back a round trip after it is told
+ *    the endpoint is in);
  *  - served and busy: it keeps the frame for its slice;
  *  - served and idle (nothing moved, nothing queued) for idle_faults
  *    costs: it can go early -- keeping it longer than a fault costs would
