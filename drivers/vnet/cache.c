@@ -303,6 +303,11 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 		mutex_unlock(&nic->fw_lock);
 		/* Back in the frame table, as vnet_cache_load() publishes. */
 		smp_store_release(&nic->fw_frame_owner[f], &ep->fw);
+		/*
+		 * Peers it NACKed "not resident" while it was moving hear
+		 * that it stayed in the firmware's next round: make it now.
+		 */
+		vnet_card_doorbell(nic);
 		return ret < 0 ? -EINTR : -ENODEV;
 	}
 
