@@ -37,7 +37,9 @@ u64 vnet_rp_slice_ns(const struct vnet_rp *rp)
 
 u64 vnet_rp_idle_ns(const struct vnet_rp *rp)
 {
-	return rp->fault_ns * rp->idle_faults;
+	u64 idle = rp->fault_ns * rp->idle_faults;
+
+	return idle > rp->min_slice_ns ? idle : rp->min_slice_ns;
 }
 
 /* The earliest time @f may leave its frame. */

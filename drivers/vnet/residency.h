@@ -16,8 +16,10 @@
  *    the endpoint is in);
  *  - served and busy: it keeps the frame for its slice;
  *  - served and idle (nothing moved, nothing queued) for idle_faults
- *    costs: it can go early -- keeping it longer than a fault costs would
- *    waste more than bringing it back does (the ski-rental bound).
+ *    costs, and at least min_slice_ns: it can go early -- keeping it
+ *    longer than a fault costs would waste more than bringing it back
+ *    does (the ski-rental bound), but a peer across the wire needs a
+ *    round trip between a reply and its next request.
  *
  * Of the endpoints that may go, the one that could go earliest goes
  * first: the longest idle, or the one whose slice ran out first.  That is
@@ -35,7 +37,7 @@
 
 struct vnet_rp {
 	u64 fault_ns;		/* mean fault-in cost, moving average */
-	u64 min_slice_ns;	/* floor of the slice, whatever faults cost */
+	u64 min_slice_ns;	/* floor of the slice and of idleness */
 	u64 protect_ns;		/* an unserved newcomer's floor */
 	u32 slice_faults;	/* slice = slice_faults * fault_ns */
 	u32 idle_faults;	/* idle after idle_faults * fault_ns */
