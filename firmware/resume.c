@@ -14,18 +14,22 @@
  *
  * The receiver keeps a bit per peer slot modulo 64, exact for up to 64
  * routes (the default); with more, a RESUME also goes to the peers whose
- * slots share the bit, and they find nothing to retransmit.
+ * slots share the bit, and they find nothing to retransmit -- at most
+ * max_peers / 64 RESUMEs per NACK, once per load.  A slot whose route was
+ * deleted and given to another NIC meanwhile gets a RESUME it matches no
+ * channel with: it learns only that some endpoint here was loaded.
  *
  * A RESUME is a hint, never needed for correctness.  One that is lost, or
  * that overtakes the NACK it follows, leaves the message to the sender's
  * timer, as before.  The sender acts on one only as it does on an ACK or
  * NACK: from the address routed for the peer, and then only for a message
  * whose latest transmission that same incarnation of the peer's route
- * NACKed "not resident"; the retransmission clears the mark.  So a forged
- * or duplicate RESUME costs at most one retransmission per such NACK
- * received -- one the timer would have made anyway, a little later -- and
- * it delivers, resolves and returns nothing, nor keeps a message refused
- * past busy_timeout from coming back "busy".
+ * NACKed "not resident"; the retransmission clears the mark, and a
+ * message is retransmitted for a RESUME once only -- after that its timer
+ * paces it.  So forged or duplicate RESUMEs, even with forged NACKs, cost
+ * at most one retransmission per message besides the timer's; they
+ * deliver, resolve and return nothing, nor keep a message refused past
+ * busy_timeout from coming back "busy".
  */
 #include "fw_transport.h"
 
@@ -62,13 +66,18 @@ static void vnet_fw_xmit_resume(struct vnet_fw_nic *nic,
 void vnet_fw_send_resumes(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 {
 	u64 want = ep->resume_peers;
-	u32 slot;
+	u32 bit, slot;
 
 	ep->resume_peers = 0;
-	for (slot = 0; slot < nic->max_peers; slot++)
-		if ((want & VNET_FW_RESUME_BIT(slot)) && nic->peers[slot].valid)
-			vnet_fw_xmit_resume(nic, &nic->peers[slot],
-					    ep->name.ep);
+	/* Only the slots of the bits set: a few, not max_peers of them. */
+	for (bit = 0; want && bit < 64; bit++, want >>= 1) {
+		if (!(want & 1))
+			continue;
+		for (slot = bit; slot < nic->max_peers; slot += 64)
+			if (nic->peers[slot].valid)
+				vnet_fw_xmit_resume(nic, &nic->peers[slot],
+						    ep->name.ep);
+	}
 }
 
 static bool vnet_fw_resume_ok(const struct vnet_wire_hdr *h,
@@ -103,6 +112,7 @@ void vnet_fw_rx_resume(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		struct vnet_fw_send_chan *ch = &p->tx[c];
 
 		if (ch->state != VNET_CHAN_INFLIGHT || !ch->resume ||
+		    ch->resumed ||
 		    ch->msg.peer.ep != ep ||
 		    ch->nack_incarnation != incarnation)
 			continue;
@@ -117,6 +127,8 @@ void vnet_fw_rx_resume(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		 */
 		if (vnet_fw_chan_refused_too_long(nic, ch))
 			continue;
+		ch->resumed = true;
+		nic->stats.resume_retransmits++;
 		vnet_fw_retransmit(nic, p, c);
 	}
 }

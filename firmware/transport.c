@@ -284,6 +284,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->seq++;
 	ch->retries = 0;
 	ch->refused = false;
+	ch->resumed = false;
 	ch->counted = false;
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_INFLIGHT);
 	vnet_fw_xmit_data(nic, p, c);

@@ -181,6 +181,11 @@ struct vnet_fw_send_chan {
 	 * a RESUME of that destination endpoint may retransmit it once.
 	 */
 	bool resume;
+	/*
+	 * A RESUME retransmitted this message already: any later one waits
+	 * for the timer, so forged NACK and RESUME pairs cannot set the pace.
+	 */
+	bool resumed;
 	bool refused;			/* NACKed at least once */
 	bool counted;			/* in src->unresolved */
 	bool sync;			/* receiver must take seq as its new start */
@@ -215,6 +220,7 @@ struct vnet_fw_nic_stats {
 	u64 retransmits;
 	u64 tx_resume;
 	u64 rx_resume;
+	u64 resume_retransmits;		/* of those, retransmissions they made */
 	u64 returned[VNET_RET_NR];
 	u64 bad_frames;
 	u64 bad_source;			/* not from the peer's routed address */

@@ -146,6 +146,7 @@ static struct dev_ext_attribute vnet_nic_stats[] = {
 	VNET_NIC_STAT(retransmits, fw.stats.retransmits),
 	VNET_NIC_STAT(resumes_sent, fw.stats.tx_resume),
 	VNET_NIC_STAT(resumes_received, fw.stats.rx_resume),
+	VNET_NIC_STAT(resume_retransmits, fw.stats.resume_retransmits),
 	VNET_NIC_STAT(returned_bad_tag, fw.stats.returned[VNET_RET_BAD_TAG]),
 	VNET_NIC_STAT(returned_no_endpoint, fw.stats.returned[VNET_RET_NO_ENDPOINT]),
 	VNET_NIC_STAT(returned_unreachable, fw.stats.returned[VNET_RET_UNREACHABLE]),
