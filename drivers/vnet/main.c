@@ -120,7 +120,7 @@ static void __init vnet_check_abi(void)
 unsigned int vnet_min_resident_us = 200;
 /* A second is long enough for an endpoint to keep others off its frame. */
 VNET_PARAM_UINT(min_resident_us, vnet_min_resident_us, 0, USEC_PER_SEC, 0644);
-MODULE_PARM_DESC(min_resident_us, "Shortest time slice of a loaded endpoint, however cheap faults are (0-1000000, default 200)");
+MODULE_PARM_DESC(min_resident_us, "Shortest time slice of a loaded endpoint, and shortest idleness that lets it go, however cheap faults are (0-1000000, default 200)");
 
 unsigned int vnet_slice_faults = 16;
 /* Past a thousand faults' time a slice starves the queue for nothing. */

@@ -6,7 +6,8 @@
  * random schedules; the cache (cache.c) feeds it a snapshot of the frames
  * under nic->lock.
  *
- * A fault-in costs a measured fault_ns (flush, copy out, copy in).  An
+ * A fault-in costs a measured fault_ns (copy out, copy in; not the
+ * victim's flush, which its peers decide).  An
  * endpoint brought in keeps its frame for a slice of slice_faults such
  * costs, so that the move is paid for by the work done in the frame:
  *

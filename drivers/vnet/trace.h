@@ -48,16 +48,16 @@ TRACE_EVENT(vnet_fault,
 		      __entry->load_ns)
 );
 
+TRACE_DEFINE_ENUM(VNET_WAIT_TURN);
+TRACE_DEFINE_ENUM(VNET_WAIT_SLICE);
+TRACE_DEFINE_ENUM(VNET_WAIT_MOVE);
+
 /*
  * A fault slept before it could claim a frame, and why: behind earlier
  * faults, until a resident endpoint's slice ends or it goes idle, or with
  * every frame in motion.  late_ns is how far past the policy's time it
  * woke.
  */
-TRACE_DEFINE_ENUM(VNET_WAIT_TURN);
-TRACE_DEFINE_ENUM(VNET_WAIT_SLICE);
-TRACE_DEFINE_ENUM(VNET_WAIT_MOVE);
-
 TRACE_EVENT(vnet_frame_wait,
 	    TP_PROTO(const struct vnet_ep *ep, enum vnet_frame_wait_why why,
 		     u64 slept_ns, u64 late_ns),

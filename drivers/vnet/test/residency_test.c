@@ -81,6 +81,19 @@ TEST(idle_endpoint_goes_early)
 	EXPECT_EQ(10 * MS + 200 * US, vnet_rp_evictable_at(&rp, &f));
 }
 
+TEST(idleness_has_a_floor)
+{
+	struct vnet_rp rp = policy(10 * US);
+	struct vnet_rp_frame f = {
+		.present = true, .served = true,
+		.loaded_at = 10 * MS, .active_at = 10 * MS,
+	};
+
+	/* Twice a 10 us fault is below the 100 us floor: the floor. */
+	EXPECT_EQ(100 * US, vnet_rp_idle_ns(&rp));
+	EXPECT_EQ(10 * MS + 100 * US, vnet_rp_evictable_at(&rp, &f));
+}
+
 TEST(unserved_newcomer_is_protected)
 {
 	struct vnet_rp rp = policy(100 * US);
@@ -233,9 +246,8 @@ static bool sim_claim(struct __test_metadata *_metadata, struct sim *s)
 			if (s->now < v->loaded_at + vnet_rp_slice_ns(&s->rp))
 				s->early++;
 		}
-		if (!v->served && s->now < v->loaded_at + s->rp.protect_ns) {
+		if (!v->served && s->now < v->loaded_at + s->rp.protect_ns)
 			s->early++;
-		}
 		v->where = SIM_OUT;
 		v->resident_ns += s->now - v->loaded_at;
 		v->frame = -1;
@@ -367,10 +379,9 @@ FIXTURE_TEARDOWN(schedule)
 
 /*
  * Twenty thousand faults' worth of schedule in steps of a tenth of one.
- * FIFO turns and a slice per holder bound every wait: an endpoint waits for
- * the frames
- * to turn over at most once per endpoint ahead of it, each turn at most a
- * slice and a move.
+ * FIFO turns and a slice per holder bound every wait: an endpoint waits
+ * for the frames to turn over at most once per endpoint ahead of it, each
+ * turn at most a slice and a move.
  */
 TEST_F(schedule, invariants_hold)
 {
