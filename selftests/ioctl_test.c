@@ -474,10 +474,7 @@ FIXTURE_SETUP(param)
 
 FIXTURE_TEARDOWN(param)
 {
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%lld", self->old);
-	EXPECT_EQ(0, vnet_write_str(self->path, buf));
+	EXPECT_EQ(0, vnet_write_ll(self->path, self->old));
 }
 
 /* write(2) the value in one go: -errno, or 0. */

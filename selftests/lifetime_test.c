@@ -22,18 +22,6 @@
 #define MIN_RESIDENT	"/sys/module/vnet/parameters/min_resident_us"
 #define SLICE_FAULTS	"/sys/module/vnet/parameters/slice_faults"
 
-/* A module parameter's value, to put back after the test; "" if unread. */
-static void vnet_param_save(const char *path, char *buf, int len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f && !fgets(buf, len, f))
-		buf[0] = 0;
-	if (f)
-		fclose(f);
-}
-
 static bool vnet_ep_listed(unsigned int index)
 {
 	char path[256];
@@ -227,14 +215,13 @@ TEST(file_outlives_a_sleeping_fault)
 TEST(close_while_evicted)
 {
 	long long evictions = vnet_nic_attr("evictions");
-	char min_resident[32], slice_faults[32];
+	long long min_resident = vnet_read_ll(MIN_RESIDENT);
+	long long slice_faults = vnet_read_ll(SLICE_FAULTS);
 	unsigned int closes = 0;
 	int status;
 	double end;
 	pid_t pid;
 
-	vnet_param_save(MIN_RESIDENT, min_resident, sizeof(min_resident));
-	vnet_param_save(SLICE_FAULTS, slice_faults, sizeof(slice_faults));
 	/* The shortest slice there is: a fault's worth. */
 	ASSERT_EQ(0, vnet_write_str(MIN_RESIDENT, "0"));
 	ASSERT_EQ(0, vnet_write_str(SLICE_FAULTS, "1"));
@@ -265,8 +252,8 @@ TEST(close_while_evicted)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
 	vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "0");
-	vnet_write_str(MIN_RESIDENT, min_resident);
-	vnet_write_str(SLICE_FAULTS, slice_faults);
+	vnet_write_ll(MIN_RESIDENT, min_resident);
+	vnet_write_ll(SLICE_FAULTS, slice_faults);
 	evictions = vnet_nic_attr("evictions") - evictions;
 	TH_LOG("%u closes under eviction, %lld evictions", closes, evictions);
 	/* Or the closes raced nothing. */

@@ -63,6 +63,14 @@ static inline int vnet_write_str(const char *path, const char *val)
 	return fclose(f) || err ? -1 : 0;
 }
 
+static inline int vnet_write_ll(const char *path, long long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", val);
+	return vnet_write_str(path, buf);
+}
+
 /* The state word of endpoint @index from sysfs, or "" if it is gone. */
 static inline const char *vnet_ep_state(unsigned int index, char *buf,
 					size_t len)
