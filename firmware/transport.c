@@ -379,7 +379,6 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	if (!ch)
 		return;
 	ch->sync = false;
-	ch->resume = false;
 	if (status == VNET_RET_NONE)
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 	else

@@ -422,17 +422,7 @@ static void vnet_cache_count_wait(struct vnet_ep *ep,
 	lockdep_assert_held(&nic->lock);
 	nic->frame_waits++;
 	nic->frame_wait_ns += slept_ns;
-	switch (why) {
-	case VNET_WAIT_TURN:
-		nic->wait_turn_ns += slept_ns;
-		break;
-	case VNET_WAIT_SLICE:
-		nic->wait_slice_ns += slept_ns;
-		break;
-	case VNET_WAIT_MOVE:
-		nic->wait_move_ns += slept_ns;
-		break;
-	}
+	nic->wait_ns[why] += slept_ns;
 	nic->wake_late_ns += late_ns;
 	trace_vnet_frame_wait(ep, why, slept_ns, late_ns);
 }

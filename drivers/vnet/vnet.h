@@ -44,6 +44,14 @@ extern unsigned short vnet_ethertype;
 struct vnet_nic;
 struct vnet_user;
 
+/* Why a fault slept before it could claim a frame. */
+enum vnet_frame_wait_why {
+	VNET_WAIT_TURN,			/* behind earlier faults in line */
+	VNET_WAIT_SLICE,		/* until a resident endpoint may go */
+	VNET_WAIT_MOVE,			/* every frame in motion */
+	VNET_WAIT_NR
+};
+
 /* A NIC's Ethernet side: the interface and the packet handler on it. */
 struct vnet_link {
 	struct vnet_nic *nic;
@@ -88,9 +96,7 @@ struct vnet_nic {
 	/* Where the faults' time went: see struct vnet_fault_times. */
 	u64 frame_waits;
 	u64 frame_wait_ns;
-	u64 wait_turn_ns;		/* behind earlier faults in the queue */
-	u64 wait_slice_ns;		/* until a resident one may go */
-	u64 wait_move_ns;		/* every frame in motion */
+	u64 wait_ns[VNET_WAIT_NR];	/* frame_wait_ns by why */
 	u64 wake_late_ns;		/* woken past the time it asked for */
 	u64 flush_ns;
 	u64 unload_ns;
@@ -175,13 +181,6 @@ struct vnet_fault_times {
 	u64 flush_ns;			/* for the victim's messages on the wire */
 	u64 unload_ns;			/* copying the victim out */
 	u64 load_ns;			/* copying the endpoint in */
-};
-
-/* Why a fault slept before it could claim a frame. */
-enum vnet_frame_wait_why {
-	VNET_WAIT_TURN,			/* behind earlier faults in line */
-	VNET_WAIT_SLICE,		/* until a resident endpoint may go */
-	VNET_WAIT_MOVE,			/* every frame in motion */
 };
 
 /* vnet_ep.flags */
