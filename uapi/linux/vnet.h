@@ -232,6 +232,32 @@ struct vnet_route_list {
 	__u64 routes;			/* user pointer to struct vnet_route[] */
 };
 
+/*
+ * A NIC's privileged endpoint (CAP_NET_ADMIN): what its mapper daemon
+ * talks through.  PRIV_CREATE makes a /dev/vnet file the privileged
+ * endpoint of an attached NIC, one per NIC.  It has no frame and runs no
+ * handlers: it sends and receives mapper datagrams, a wire type of their
+ * own that never reaches any other endpoint, with write() and read() of a
+ * struct vnet_mapper_pkt followed by its payload, one datagram per call;
+ * poll() says when one can be read.  Datagrams may be lost, as on any
+ * Ethernet.  PRIV_SET_ID numbers the NIC (vnetN follows); the routes are
+ * set with ROUTE_ADD and ROUTE_DEL as by hand.
+ */
+#define VNET_MAPPER_MTU		1024	/* payload bytes of a mapper datagram */
+
+struct vnet_priv_create {
+	__u32 nic_id;			/* in */
+	__u32 mtu;			/* out: VNET_MAPPER_MTU */
+	__u8 mac[6];			/* out: the NIC's Ethernet address */
+	__u8 __pad[2];
+};
+
+struct vnet_mapper_pkt {
+	__u8 mac[6];			/* write: to, ff:ff:ff:ff:ff:ff for */
+					/* every NIC on the segment; read: from */
+	__u16 len;			/* payload bytes that follow */
+};
+
 #define VNET_IOC_MAGIC		0xb5
 
 #define VNET_IOC_INFO		_IOR(VNET_IOC_MAGIC, 0x00, struct vnet_info)
@@ -248,5 +274,8 @@ struct vnet_route_list {
 #define VNET_IOC_ROUTE_ADD	_IOW(VNET_IOC_MAGIC, 0x12, struct vnet_route)
 #define VNET_IOC_ROUTE_DEL	_IOW(VNET_IOC_MAGIC, 0x13, struct vnet_route)
 #define VNET_IOC_ROUTE_LIST	_IOWR(VNET_IOC_MAGIC, 0x14, struct vnet_route_list)
+#define VNET_IOC_PRIV_CREATE	_IOWR(VNET_IOC_MAGIC, 0x20, struct vnet_priv_create)
+/* On a privileged endpoint: the NIC's new id.  EBUSY while it has endpoints. */
+#define VNET_IOC_PRIV_SET_ID	_IOW(VNET_IOC_MAGIC, 0x21, __u32)
 
 #endif /* _UAPI_LINUX_VNET_H */
