@@ -20,6 +20,13 @@ void vnet_fw_peer_fail(struct vnet_fw_nic *nic, struct vnet_fw_peer *p);
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		     u32 seq, u32 stamp, u8 reason, u32 incarnation);
 
+/* receive.c */
+bool vnet_fw_csum_ok(const u8 *pkt, u32 len);
+
+/* mapper.c */
+void vnet_fw_rx_mapper(struct vnet_fw_nic *nic, const void *data, u32 len,
+		       const u8 *mac);
+
 /* resume.c */
 void vnet_fw_resume_wanted(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 			   const struct vnet_fw_peer *p);

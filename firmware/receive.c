@@ -21,12 +21,14 @@
  *
  * A sender NACKed because the endpoint was not on the card hears when it
  * is back, and need not wait for its timer: RESUME, see resume.c.
+ *
+ * MAPPER datagrams need no route, so they are checked apart: mapper.c.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
 #include "fw_transport.h"
 
-static bool vnet_fw_csum_ok(const u8 *pkt, u32 len)
+bool vnet_fw_csum_ok(const u8 *pkt, u32 len)
 {
 	const struct vnet_wire_hdr *h = (const void *)pkt;
 	const u32 at = (const u8 *)&h->csum - pkt;
@@ -189,6 +191,10 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 	nic->now = now;
 	if (len < sizeof(*h) || h->version != VNET_WIRE_VERSION) {
 		nic->stats.bad_frames++;
+		return;
+	}
+	if (h->type == VNET_WIRE_MAPPER) {
+		vnet_fw_rx_mapper(nic, data, len, src_mac);
 		return;
 	}
 	plen = vnet_fw_packet_len(h, len);

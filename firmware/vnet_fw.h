@@ -41,6 +41,15 @@ struct vnet_fw_ops {
 	void (*notify_flushed)(void *ctx, struct vnet_fw_ep *ep);
 	/* 32 unpredictable bits: initial sequence numbers. */
 	u32 (*random)(void *ctx);
+	/*
+	 * Optional, for a NIC with a mapper: put a packet on the wire to the
+	 * Ethernet address @mac (the broadcast address: every NIC), and
+	 * take a mapper datagram that came from @mac.
+	 */
+	void (*transmit_to)(void *ctx, const u8 *mac, const void *hdr,
+			    u32 hdr_len, const void *payload, u32 len);
+	void (*mapper_rx)(void *ctx, const u8 *mac, const void *payload,
+			  u32 len);
 };
 
 struct vnet_fw_translation {
@@ -227,6 +236,8 @@ struct vnet_fw_nic_stats {
 	u64 duplicates;
 	u64 stale_acks;
 	u64 no_route;
+	u64 tx_mapper;
+	u64 rx_mapper;
 };
 
 struct vnet_fw_nic {
@@ -289,6 +300,8 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);
 void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep);
 void vnet_fw_fail_all(struct vnet_fw_nic *nic);
+bool vnet_fw_mapper_send(struct vnet_fw_nic *nic, const u8 *mac,
+			 const void *payload, u32 len);
 bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 			   const struct vnet_frame *frame);
 

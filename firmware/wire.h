@@ -16,6 +16,15 @@
  * the NACKed message retransmits it at once rather than on its timer, and
  * the timer still covers a RESUME that is lost.
  *
+ * A MAPPER packet is a datagram between the mapper daemons of two NICs (or
+ * from one to every NIC on the segment): struct vnet_wire_mapper and its
+ * payload follow the header, whose src_nic is the sender's id (it may not
+ * have one that means anything yet), dst_nic VNET_WIRE_NIC_ANY, and the
+ * rest zero.  The firmware checks its length and checksum and hands it to
+ * the host for the NIC's privileged endpoint; it never touches channels,
+ * endpoints or routes, and needs no route: a mapper learns the segment
+ * from these packets.
+ *
  * Every packet carries the incarnation of the sender's route to the
  * receiver: random, new each time the sender boots or adds the route, so
  * a channel restarted under a new one can tell its packets from any of an
@@ -35,7 +44,10 @@ enum vnet_wire_type {
 	VNET_WIRE_ACK,
 	VNET_WIRE_NACK,
 	VNET_WIRE_RESUME,
+	VNET_WIRE_MAPPER,
 };
+
+#define VNET_WIRE_NIC_ANY	0xffff	/* MAPPER: for whoever receives it */
 
 /* vnet_wire_hdr.flags */
 #define VNET_WIRE_SYNC		0x01	/* sender's channel restarts at seq */
@@ -87,12 +99,19 @@ struct vnet_wire_resume {
 	u8 __reserved[4];	/* zero */
 };
 
+struct vnet_wire_mapper {
+	__be16 len;		/* payload bytes, up to VNET_MAPPER_MTU */
+	u8 __reserved[2];	/* zero */
+};
+
 #define VNET_WIRE_DATA_LEN	(sizeof(struct vnet_wire_hdr) + \
 				 sizeof(struct vnet_wire_msg))
 #define VNET_WIRE_ACK_LEN	(sizeof(struct vnet_wire_hdr) + \
 				 sizeof(struct vnet_wire_ack))
 #define VNET_WIRE_RESUME_LEN	(sizeof(struct vnet_wire_hdr) + \
 				 sizeof(struct vnet_wire_resume))
+#define VNET_WIRE_MAPPER_LEN	(sizeof(struct vnet_wire_hdr) + \
+				 sizeof(struct vnet_wire_mapper))
 #define VNET_WIRE_MAX		(VNET_WIRE_DATA_LEN + VNET_MEDIUM_MAX)
 
 void vnet_fw_crc32c_init(void);

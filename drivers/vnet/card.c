@@ -58,6 +58,12 @@ static void vnet_card_transmit(void *ctx, u32 peer, const void *hdr,
 	vnet_link_xmit(ctx, peer, hdr, hdr_len, payload, len);
 }
 
+static void vnet_card_transmit_to(void *ctx, const u8 *mac, const void *hdr,
+				  u32 hdr_len, const void *payload, u32 len)
+{
+	vnet_link_xmit_to(ctx, mac, hdr, hdr_len, payload, len);
+}
+
 static u32 vnet_card_random(void *ctx)
 {
 	return get_random_u32();
@@ -70,6 +76,8 @@ static const struct vnet_fw_ops vnet_card_fw_ops = {
 	.transmit = vnet_card_transmit,
 	.notify_flushed = vnet_card_notify_flushed,
 	.random = vnet_card_random,
+	.transmit_to = vnet_card_transmit_to,
+	.mapper_rx = vnet_priv_rx,
 };
 
 void vnet_card_doorbell(struct vnet_nic *nic)

@@ -3,7 +3,9 @@
  * /dev/vnet: one endpoint per open file.  EP_CREATE binds the file to a new
  * endpoint; the frame and the staging area are then mapped at the offsets
  * EP_CREATE returned.  The frame mapping is populated on fault, which is
- * where a non-resident endpoint gets loaded onto its NIC.
+ * where a non-resident endpoint gets loaded onto its NIC.  PRIV_CREATE
+ * binds it to its NIC's privileged endpoint instead (priv.c), which is
+ * read and written rather than mapped.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -11,24 +13,76 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "vnet.h"
 
+/* What an open file is bound to: nothing yet, an endpoint or a priv one. */
+struct vnet_file {
+	spinlock_t lock;		/* binding: set once, under it */
+	struct vnet_ep *ep;
+	struct vnet_priv *priv;
+};
+
 static int vnet_open(struct inode *inode, struct file *file)
 {
-	file->private_data = NULL;
+	struct vnet_file *vf = kzalloc(sizeof(*vf), GFP_KERNEL_ACCOUNT);
+
+	if (!vf)
+		return -ENOMEM;
+	spin_lock_init(&vf->lock);
+	file->private_data = vf;
 	return 0;
 }
 
 static int vnet_release(struct inode *inode, struct file *file)
 {
-	struct vnet_ep *ep = file->private_data;
+	struct vnet_file *vf = file->private_data;
 
-	if (ep)
-		vnet_ep_destroy(ep);
+	if (vf->ep)
+		vnet_ep_destroy(vf->ep);
+	if (vf->priv)
+		vnet_priv_destroy(vf->priv);
+	kfree(vf);
 	return 0;
+}
+
+static struct vnet_ep *vnet_file_ep(struct file *file)
+{
+	struct vnet_file *vf = file->private_data;
+
+	return READ_ONCE(vf->ep);
+}
+
+static struct vnet_priv *vnet_file_priv(struct file *file)
+{
+	struct vnet_file *vf = file->private_data;
+
+	return READ_ONCE(vf->priv);
+}
+
+/* Bind @file to @ep or @priv; false if two binds raced and we lost. */
+static bool vnet_file_bind(struct file *file, struct vnet_ep *ep,
+			   struct vnet_priv *priv)
+{
+	struct vnet_file *vf = file->private_data;
+	bool bound = false;
+
+	spin_lock(&vf->lock);
+	if (!vf->ep && !vf->priv) {
+		WRITE_ONCE(vf->ep, ep);
+		WRITE_ONCE(vf->priv, priv);
+		bound = true;
+	}
+	spin_unlock(&vf->lock);
+	return bound;
+}
+
+static bool vnet_file_bound(struct file *file)
+{
+	return vnet_file_ep(file) || vnet_file_priv(file);
 }
 
 static bool vnet_ep_is_resident(struct vnet_ep *ep)
@@ -126,7 +180,7 @@ static int vnet_mmap_staging(struct vm_area_struct *vma, void *staging)
 
 static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct vnet_ep *ep = file->private_data;
+	struct vnet_ep *ep = vnet_file_ep(file);
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	unsigned long len = vma->vm_end - vma->vm_start;
 
@@ -153,8 +207,11 @@ static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
 
 static __poll_t vnet_poll(struct file *file, poll_table *wait)
 {
-	struct vnet_ep *ep = file->private_data;
+	struct vnet_priv *priv = vnet_file_priv(file);
+	struct vnet_ep *ep = vnet_file_ep(file);
 
+	if (priv)
+		return vnet_priv_poll(priv, file, wait);
 	if (!ep)
 		return EPOLLERR;
 	poll_wait(file, &ep->poll_wq, wait);
@@ -234,7 +291,7 @@ static long vnet_ioctl_ep_create(struct file *file, void __user *arg)
 		return -EFAULT;
 	if (req.abi_version != VNET_ABI_VERSION)
 		return -EPROTO;
-	if (READ_ONCE(file->private_data))
+	if (vnet_file_bound(file))
 		return -EBUSY;
 
 	mutex_lock(&vnet_nics_lock);
@@ -254,11 +311,26 @@ static long vnet_ioctl_ep_create(struct file *file, void __user *arg)
 		return -EFAULT;
 	}
 	/* Two racing creates on one file: the loser's endpoint goes away. */
-	if (cmpxchg(&file->private_data, NULL, ep)) {
+	if (!vnet_file_bind(file, ep, NULL)) {
 		vnet_ep_destroy(ep);
 		return -EBUSY;
 	}
 	return 0;
+}
+
+static long vnet_ioctl_priv_create(struct file *file, void __user *arg)
+{
+	struct vnet_priv *priv = NULL;
+	long err;
+
+	if (vnet_file_bound(file))
+		return -EBUSY;
+	err = vnet_priv_create(&priv, arg);
+	if (!err && !vnet_file_bind(file, NULL, priv))
+		err = -EBUSY;
+	if (err && priv)
+		vnet_priv_destroy(priv);
+	return err;
 }
 
 static long vnet_ioctl_ep_stat(struct vnet_ep *ep, void __user *arg)
@@ -406,6 +478,12 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return vnet_ioctl_nic_info(uarg);
 	case VNET_IOC_EP_CREATE:
 		return vnet_ioctl_ep_create(file, uarg);
+	case VNET_IOC_PRIV_CREATE:
+		return vnet_ioctl_priv_create(file, uarg);
+	case VNET_IOC_PRIV_SET_ID:
+		if (!vnet_file_priv(file))
+			return -EINVAL;	/* not a privileged endpoint */
+		return vnet_priv_ioctl(vnet_file_priv(file), cmd, uarg);
 	case VNET_IOC_ATTACH:
 	case VNET_IOC_DETACH:
 	case VNET_IOC_ROUTE_ADD:
@@ -418,7 +496,7 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case VNET_IOC_KICK:
 	case VNET_IOC_EP_STAT:
 	case VNET_IOC_SET_SEG:
-		ep = READ_ONCE(file->private_data);
+		ep = vnet_file_ep(file);
 		if (!ep)
 			return -EINVAL;	/* no EP_CREATE on this file yet */
 		return vnet_ioctl_ep(ep, cmd, uarg);
@@ -426,10 +504,32 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return -ENOTTY;
 }
 
+static ssize_t vnet_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	struct vnet_priv *priv = vnet_file_priv(file);
+
+	if (!priv)
+		return -EINVAL;
+	return vnet_priv_read(priv, buf, count, file->f_flags & O_NONBLOCK);
+}
+
+static ssize_t vnet_write(struct file *file, const char __user *buf,
+			  size_t count, loff_t *ppos)
+{
+	struct vnet_priv *priv = vnet_file_priv(file);
+
+	if (!priv)
+		return -EINVAL;
+	return vnet_priv_write(priv, buf, count);
+}
+
 static const struct file_operations vnet_fops = {
 	.owner = THIS_MODULE,
 	.open = vnet_open,
 	.release = vnet_release,
+	.read = vnet_read,
+	.write = vnet_write,
 	.unlocked_ioctl = vnet_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = vnet_mmap,

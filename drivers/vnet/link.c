@@ -42,9 +42,9 @@ drop:
 	return NET_RX_DROP;
 }
 
-/* From the firmware, with nic->fw_lock held. */
-void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
-		    u32 hdr_len, const void *payload, u32 len)
+/* From the firmware, with nic->fw_lock held: to the address @mac. */
+void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
+		       u32 hdr_len, const void *payload, u32 len)
 {
 	struct vnet_link *link = nic->link;
 	struct net_device *dev;
@@ -65,8 +65,8 @@ void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		skb_put_data(skb, payload, len);
 	skb->dev = dev;
 	skb->protocol = htons(vnet_ethertype);
-	if (dev_hard_header(skb, dev, vnet_ethertype, nic->fw.peers[peer].mac,
-			    dev->dev_addr, skb->len) < 0) {
+	if (dev_hard_header(skb, dev, vnet_ethertype, mac, dev->dev_addr,
+			    skb->len) < 0) {
 		kfree_skb(skb);
 		goto drop;
 	}
@@ -74,6 +74,14 @@ void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 	return;
 drop:
 	nic->tx_dropped++;
+}
+
+/* From the firmware, with nic->fw_lock held: to the peer in slot @peer. */
+void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
+		    u32 hdr_len, const void *payload, u32 len)
+{
+	vnet_link_xmit_to(nic, nic->fw.peers[peer].mac, hdr, hdr_len, payload,
+			  len);
 }
 
 /* The firmware sends no packet larger than the interface carries. */

@@ -142,6 +142,7 @@ void vnet_nic_remove(struct vnet_nic *nic)
 	/* Its ioctls and new mappings fail from here on. */
 	WRITE_ONCE(nic->dead, true);
 	vnet_link_stop(nic);
+	vnet_priv_nic_gone(nic);
 	/* An endpoint closing right now, missed below, sees it stopped. */
 	vnet_card_stop(nic);
 
@@ -241,6 +242,53 @@ int vnet_nic_detach(u32 nic_id)
 		err = -EINVAL;	/* the loopback card goes only with the module */
 	else
 		vnet_nic_remove(nic);
+	mutex_unlock(&vnet_nics_lock);
+	return err;
+}
+
+/*
+ * Renumber @nic, for its mapper: only while it has no endpoints, whose
+ * names carry the id.  The routes go too: they were installed for the old
+ * number, and peers know this NIC by it; the mapper installs new ones.
+ */
+int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
+{
+	char name[sizeof(nic->name)];
+	u32 old, i;
+	int err = 0;
+
+	if (id > VNET_MAX_NIC_ID)
+		return -EINVAL;
+	mutex_lock(&vnet_nics_lock);
+	if (nic->dead)
+		err = -ENODEV;
+	else if (nic->id == id)
+		goto out;
+	else if (vnet_nic_find(id))
+		err = -EEXIST;
+	else if (atomic_read(&nic->nr_eps))
+		err = -EBUSY;
+	if (err)
+		goto out;
+
+	snprintf(name, sizeof(name), "vnet%u", id);
+	err = device_rename(nic->dev, name);
+	if (err)
+		goto out;
+	vnet_debugfs_del_nic(nic);
+	old = nic->id;
+	strscpy(nic->name, name, sizeof(nic->name));
+	mutex_lock(&nic->fw_lock);
+	for (i = 0; i < nic->fw.max_peers; i++)
+		if (nic->fw.peers[i].valid)
+			vnet_fw_route_del(&nic->fw, nic->fw.peers[i].nic_id);
+	nic->fw.nic_id = id;
+	mutex_unlock(&nic->fw_lock);
+	WRITE_ONCE(nic->id, id);
+	vnet_debugfs_add_nic(nic);
+	netdev_info(nic->link->dev, "%s: NIC %u renumbered %u by its mapper\n",
+		    nic->name, old, id);
+out:
 	mutex_unlock(&vnet_nics_lock);
 	return err;
 }

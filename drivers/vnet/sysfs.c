@@ -157,6 +157,9 @@ static struct dev_ext_attribute vnet_nic_stats[] = {
 	VNET_NIC_STAT(duplicates_dropped, fw.stats.duplicates),
 	VNET_NIC_STAT(stale_acks, fw.stats.stale_acks),
 	VNET_NIC_STAT(no_route, fw.stats.no_route),
+	VNET_NIC_STAT(mapper_sent, fw.stats.tx_mapper),
+	VNET_NIC_STAT(mapper_received, fw.stats.rx_mapper),
+	VNET_NIC_STAT(mapper_dropped, mapper_dropped),
 	VNET_NIC_STAT(tx_dropped, tx_dropped),
 };
 

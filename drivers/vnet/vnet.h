@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -121,6 +122,9 @@ struct vnet_nic {
 
 	/* The wire.  link changes under fw_lock. */
 	struct vnet_link *link;
+	/* The privileged endpoint, if one is open; set under fw_lock. */
+	struct vnet_priv *priv;
+	u64 mapper_dropped;		/* no room for it there; fw_lock */
 	struct sk_buff_head rxq;	/* from the packet handler */
 	atomic64_t rx_dropped;		/* rxq full; softirq on any CPU */
 	u64 tx_dropped;			/* link down, no memory */
@@ -202,6 +206,7 @@ u32 vnet_nic_free_id(void);
 int vnet_nic_attach(const char *ifname, u32 nic_id, u32 nframes,
 		    u32 *out_id);
 int vnet_nic_detach(u32 nic_id);
+int vnet_nic_set_id(struct vnet_nic *nic, u32 id);
 int vnet_nic_init(void);
 void vnet_nic_exit(void);
 
@@ -219,6 +224,23 @@ void vnet_link_set_up(struct vnet_nic *nic, bool up);
 void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu);
 void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		    u32 hdr_len, const void *payload, u32 len);
+void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
+		       u32 hdr_len, const void *payload, u32 len);
+
+/* priv.c */
+struct vnet_priv;
+long vnet_priv_create(struct vnet_priv **out, void __user *arg);
+void vnet_priv_destroy(struct vnet_priv *priv);
+long vnet_priv_ioctl(struct vnet_priv *priv, unsigned int cmd,
+		     void __user *arg);
+ssize_t vnet_priv_read(struct vnet_priv *priv, char __user *buf,
+		       size_t count, bool nonblock);
+ssize_t vnet_priv_write(struct vnet_priv *priv, const char __user *buf,
+			size_t count);
+__poll_t vnet_priv_poll(struct vnet_priv *priv, struct file *file,
+			poll_table *wait);
+void vnet_priv_rx(void *ctx, const u8 *mac, const void *payload, u32 len);
+void vnet_priv_nic_gone(struct vnet_nic *nic);
 
 /* routes.c */
 int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac);

@@ -35,12 +35,18 @@ void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic)
 	if (nic->ifname[0])
 		fprintf(f, "  on %s\n", nic->ifname);
 	if (nic->has_stats && nic->ifname[0]) {
-		size_t i;
+		size_t i, n = 0;
 
-		for (i = 0; i < VNETCTL_NR_STATS; i++)
-			fprintf(f, "%s%s %" PRIu64 "%s", i % 4 ? ", " : "  ",
+		for (i = 0; i < VNETCTL_NR_STATS; i++) {
+			if (!(nic->stats_present & 1u << i))
+				continue;
+			fprintf(f, "%s%s %" PRIu64 "%s", n % 4 ? ", " : "  ",
 				vnetctl_stat_names[i], nic->stats[i],
-				i % 4 == 3 || i + 1 == VNETCTL_NR_STATS ? "\n" : "");
+				n % 4 == 3 ? "\n" : "");
+			n++;
+		}
+		if (n % 4)
+			fputc('\n', f);
 	}
 	fprintf(f, "  %-9s %-11s %5s %7s %9s %9s %6s %6s %7s %7s\n",
 		"ID", "STATE", "FRAME", "PID", "SENT", "RECV", "RET", "REJ",
@@ -103,8 +109,9 @@ static void print_json(const struct vnetctl_nic *nics, size_t nr)
 		if (nic->has_stats) {
 			json_open(&j, "stats", '{');
 			for (i = 0; i < VNETCTL_NR_STATS; i++)
-				json_u64(&j, vnetctl_stat_names[i],
-					 nic->stats[i]);
+				if (nic->stats_present & 1u << i)
+					json_u64(&j, vnetctl_stat_names[i],
+						 nic->stats[i]);
 			json_close(&j, '}');
 		}
 		json_open(&j, "endpoints", '[');

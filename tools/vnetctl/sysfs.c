@@ -298,10 +298,12 @@ const char *const vnetctl_stat_names[VNETCTL_NR_STATS] = {
 	"packets_sent", "packets_received", "acks_sent", "acks_received",
 	"nacks_sent_queue_full", "nacks_sent_not_resident",
 	"nacks_received_queue_full", "nacks_received_not_resident",
-	"retransmits", "returned_bad_tag", "returned_no_endpoint",
+	"retransmits", "resumes_sent", "resumes_received",
+	"resume_retransmits", "returned_bad_tag", "returned_no_endpoint",
 	"returned_unreachable", "returned_bad_segment", "returned_busy",
 	"bad_frames", "bad_source", "duplicates_dropped", "stale_acks",
-	"no_route", "rx_dropped", "tx_dropped",
+	"no_route", "rx_dropped", "tx_dropped", "mapper_sent",
+	"mapper_received", "mapper_dropped",
 };
 
 static int read_u64(int dirfd, const char *name, uint64_t *val)
@@ -342,13 +344,15 @@ static void read_transport(int nicfd, struct vnetctl_nic *nic)
 		buf[strcspn(buf, "\n")] = 0;
 		snprintf(nic->ifname, sizeof(nic->ifname), "%s", buf);
 	}
+	/* Each on its own: a module older than this tool lacks some. */
 	for (i = 0; i < VNETCTL_NR_STATS; i++) {
 		snprintf(path, sizeof(path), "stats/%s", vnetctl_stat_names[i]);
 		if (read_file(nicfd, path, buf, sizeof(buf)))
-			return;
+			continue;
 		nic->stats[i] = strtoull(buf, NULL, 10);
+		nic->stats_present |= 1u << i;
 	}
-	nic->has_stats = true;
+	nic->has_stats = nic->stats_present != 0;
 }
 
 static int read_nic(int classfd, const char *name, struct vnetctl_nic *nic,
