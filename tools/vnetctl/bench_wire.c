@@ -4,7 +4,9 @@
  * two NICs attached to Ethernet interfaces (typically the two ends of a
  * veth pair).  One endpoint on each NIC, the client on --from and the
  * server on --to, each driven by a thread of its own because an endpoint's
- * local indices belong to one thread (vnet/endpoint.h).
+ * local indices belong to one thread (vnet/endpoint.h).  Or, between
+ * nodes, a client here and a server that "bench serve" runs on another
+ * node (--peer, --tag).
  *
  * pingpong: one request in flight; the server echoes the payload in a reply
  * of the same size, so a round trip carries the size both ways, as
@@ -20,6 +22,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,55 +33,14 @@
 #include "vnetctl.h"
 #include "bench.h"
 
-#define WIRE_H_REQUEST		1
-#define WIRE_H_REPLY		2
+#include "bench_wire.h"
+
 #define WIRE_WARMUP		50	/* round trips before pingpong measures */
 #define WIRE_BW_WARMUP		0.25	/* seconds before bw measures */
 #define WIRE_WINDOW		16	/* bw: requests outstanding at most */
 #define WIRE_RING		64	/* bw: a reply may overtake fewer others */
 #define WIRE_STALL_NS		(10 * 1000000000ULL)	/* no reply: give up */
-#define WIRE_MAX_SIZES		32
 #define WIRE_STAT_RETRANS	8	/* "retransmits" in vnetctl_stat_names */
-
-struct wire_opts {
-	const char *bench;		/* "pingpong" or "bw" */
-	bool bw;
-	bool have_from, have_to;
-	uint32_t from, to;
-	uint32_t count;
-	double seconds;
-	uint32_t sizes[WIRE_MAX_SIZES];
-	unsigned int nr_sizes;
-	const char *csv;
-};
-
-/*
- * What went wrong on one side; written by that side's thread only, but
- * read by the client's while the server runs, hence the atomics.
- */
-struct wire_errs {
-	uint64_t returned;
-	uint64_t reason[VNET_RET_NR + 1];
-	uint64_t bad;			/* wrong handler, sequence or payload */
-};
-
-struct wire {
-	const struct wire_opts *o;
-	struct vnet_endpoint cli, srv;
-	int stop;			/* atomic: ends the server thread */
-	uint64_t served;		/* atomic: requests answered */
-	struct wire_errs ce, se;	/* the client's, the server's */
-	uint32_t size;			/* where the client is, for stall() */
-	uint64_t sent, done;
-};
-
-struct wire_row {
-	uint32_t size;
-	uint64_t n;			/* round trips or messages measured */
-	double seconds;			/* bw: measured time */
-	double median, p10, p90, min;	/* pingpong: microseconds */
-	uint64_t retrans, errors;
-};
 
 static uint64_t now_ns(void)
 {
@@ -140,9 +103,10 @@ static bool serve(struct wire *w)
 			.handler = WIRE_H_REPLY, .nargs = 1,
 			.token = d->token, .args = { d->args[0] },
 		};
-		uint32_t len = w->o->bw ? 0 : d->len;
+		uint32_t len = d->handler == WIRE_H_REQUEST ? d->len : 0;
 
-		if (d->handler != WIRE_H_REQUEST || d->nargs != 1 ||
+		if ((d->handler != WIRE_H_REQUEST &&
+		     d->handler != WIRE_H_REQUEST_NOECHO) || d->nargs != 1 ||
 		    !stamped(payload, d->len, d->args[0]))
 			count(&w->se.bad);
 		/* pingpong echoes the payload from where it arrived. */
@@ -222,9 +186,11 @@ static void __attribute__((noreturn)) stall(struct wire *w)
 		__atomic_load_n(&w->served, __ATOMIC_RELAXED), w->ce.returned,
 		__atomic_load_n(&w->se.returned, __ATOMIC_RELAXED));
 	ep_returned(&w->cli, "client");
-	ep_returned(&w->srv, "server");
 	nic_stat(w->o->from, 0, true);
-	nic_stat(w->o->to, 0, true);
+	if (!w->o->remote) {
+		ep_returned(&w->srv, "server");
+		nic_stat(w->o->to, 0, true);
+	}
 	exit(VNETCTL_EXIT_STALL);
 }
 
@@ -340,7 +306,7 @@ static void bw(struct wire *w, uint8_t *buf, struct wire_row *row)
 		while (sending && outstanding < WIRE_WINDOW &&
 		       !busy[seq % WIRE_RING]) {
 			struct vnet_desc r = {
-				.handler = WIRE_H_REQUEST, .nargs = 1,
+				.handler = WIRE_H_REQUEST_NOECHO, .nargs = 1,
 				.args = { seq },
 				.flags = size ? VNET_DESC_MEDIUM : 0,
 				.len = size,
@@ -366,8 +332,14 @@ static void bw(struct wire *w, uint8_t *buf, struct wire_row *row)
 
 static void print_header(FILE *csv, const struct wire_opts *o, uint32_t max)
 {
-	printf("vnetctl bench %s: vnet%" PRIu32 " -> vnet%" PRIu32
-	       " (max payload %" PRIu32 "), ", o->bench, o->from, o->to, max);
+	if (o->remote)
+		printf("vnetctl bench %s: vnet%" PRIu32 " -> %" PRIu32 ":%"
+		       PRIu32 " (max payload %" PRIu32 " here), ", o->bench,
+		       o->from, o->peer.nic, o->peer.ep, max);
+	else
+		printf("vnetctl bench %s: vnet%" PRIu32 " -> vnet%" PRIu32
+		       " (max payload %" PRIu32 "), ", o->bench, o->from,
+		       o->to, max);
 	if (!o->bw) {
 		printf("%" PRIu32 " round trips per size after %d warm-up, "
 		       "payload echoed\n%6s %10s %10s %10s %10s %10s %8s %7s\n",
@@ -448,6 +420,13 @@ static void print_errs(const char *who, const struct wire_errs *e)
 	fputc('\n', stderr);
 }
 
+/* Retransmissions so far on the NICs here (a remote server's are its own). */
+static uint64_t retransmits(const struct wire_opts *o)
+{
+	return nic_stat(o->from, WIRE_STAT_RETRANS, false) +
+	       (o->remote ? 0 : nic_stat(o->to, WIRE_STAT_RETRANS, false));
+}
+
 /* Every size, with a server thread; returns the exit status. */
 static int measure(struct wire *w, FILE *csv, uint32_t max)
 {
@@ -458,7 +437,8 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 	unsigned int k;
 	int err;
 
-	err = !rtt || !buf ? ENOMEM : pthread_create(&srv, NULL, server_main, w);
+	err = !rtt || !buf ? ENOMEM :
+	      o->remote ? 0 : pthread_create(&srv, NULL, server_main, w);
 	if (err) {
 		vnetctl_err(err, "bench %s", o->bench);
 		free(rtt);
@@ -469,21 +449,20 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 	for (k = 0; k < o->nr_sizes; k++) {
 		struct wire_row row = { .size = o->sizes[k] };
 		uint64_t before = errors_of(w);
-		uint64_t rt = nic_stat(o->from, WIRE_STAT_RETRANS, false) +
-			      nic_stat(o->to, WIRE_STAT_RETRANS, false);
+		uint64_t rt = retransmits(o);
 
 		w->size = row.size;
 		if (o->bw)
 			bw(w, buf, &row);
 		else
 			pingpong(w, buf, rtt, &row);
-		row.retrans = nic_stat(o->from, WIRE_STAT_RETRANS, false) +
-			      nic_stat(o->to, WIRE_STAT_RETRANS, false) - rt;
+		row.retrans = retransmits(o) - rt;
 		row.errors = errors_of(w) - before;
 		print_row(csv, o, &row);
 	}
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
-	pthread_join(srv, NULL);
+	if (!o->remote)
+		pthread_join(srv, NULL);
 	free(rtt);
 	free(buf);
 
@@ -491,7 +470,8 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 	print_errs("server", &w->se);
 	errors = errors_of(w);
 	/* Returned messages we missed would make the figures a lie. */
-	fw_ret = ep_returned(&w->cli, NULL) + ep_returned(&w->srv, NULL);
+	fw_ret = ep_returned(&w->cli, NULL) +
+		 (o->remote ? 0 : ep_returned(&w->srv, NULL));
 	if (fw_ret != w->ce.returned + w->se.returned) {
 		vnetctl_msg("bench %s: the firmware returned %" PRIu64
 			    " messages, the benchmark saw %" PRIu64, o->bench,
@@ -506,168 +486,62 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 	return VNETCTL_EXIT_OK;
 }
 
-/* The largest payload both NICs' links carry, from VNET_IOC_NIC_INFO. */
-static int max_payload_of(const struct wire_opts *o, uint32_t *max)
+bool vnetctl_bench_wire_handles(const char *name)
 {
-	struct vnet_nic_info info = { 0 };
-	int fd = open(VNET_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	bool from = false, to = false;
+	return !strcmp(name, "pingpong") || !strcmp(name, "bw") ||
+	       !strcmp(name, "serve");
+}
 
-	if (fd < 0) {
-		vnetctl_err(errno, VNET_DEVICE_PATH);
-		return -1;
-	}
-	*max = VNET_MEDIUM_MAX;
-	for (; !ioctl(fd, VNET_IOC_NIC_INFO, &info); info.index++) {
-		from |= info.nic_id == o->from;
-		to |= info.nic_id == o->to;
-		if ((info.nic_id == o->from || info.nic_id == o->to) &&
-		    info.max_payload < *max)
-			*max = info.max_payload;
-	}
-	close(fd);
-	if (!from || !to)
-		vnetctl_msg("bench %s: no NIC vnet%" PRIu32, o->bench,
-			    from ? o->to : o->from);
-	return from && to ? 0 : -1;
+static volatile sig_atomic_t serve_stop;
+
+static void serve_signal(int sig __attribute__((unused)))
+{
+	serve_stop = 1;
 }
 
 /*
- * --from and --to not given are the attached NICs (those with an
- * interface) not named, lowest id first; there must be just enough.
+ * bench serve: one endpoint answering whoever brings its tag, until a
+ * signal or --seconds.  Its name and tag go to stdout, to its owner, who
+ * hands them to the client (--peer, --tag) on another node.
  */
-static int pick_nics(struct wire_opts *o)
+static int serve_until_stopped(const struct wire_opts *o)
 {
-	unsigned int need = !o->have_from + !o->have_to, n = 0;
-	struct vnetctl_nic *nics;
-	bool unattached = false;
-	uint32_t cand[2] = { 0, 0 };
-	size_t nr, i;
-	int err = vnetctl_read_nics(&nics, &nr, false);
+	struct sigaction sa = { .sa_handler = serve_signal };
+	struct wire w = { .o = o };
+	uint64_t tag, end = 0;
+	int err;
 
-	if (err)
-		return vnetctl_sysfs_error(err);
-	for (i = 0; i < nr; i++) {
-		uint32_t id = nics[i].nic_id;
-		bool named = (o->have_from && id == o->from) ||
-			     (o->have_to && id == o->to);
-
-		if (named && !nics[i].ifname[0]) {
-			vnetctl_msg("bench %s: vnet%" PRIu32 " is not attached "
-				    "to an interface (vnetctl attach)",
-				    o->bench, id);
-			unattached = true;
-		} else if (!named && nics[i].ifname[0]) {
-			if (n < ARRAY_SIZE(cand))
-				cand[n] = id;
-			n++;
-		}
+	err = vnet_endpoint_open(&w.srv, o->to);
+	if (err) {
+		vnetctl_err(err, "endpoint on vnet%" PRIu32, o->to);
+		return VNETCTL_EXIT_FAIL;
 	}
-	vnetctl_free_nics(nics, nr);
-	if (unattached)
-		return VNETCTL_EXIT_USAGE;
-	if (need && n != need) {
-		vnetctl_msg("bench %s: %u attached NIC%s besides those named, "
-			    "need %u: give --from vnetA --to vnetB", o->bench,
-			    n, n == 1 ? "" : "s", need);
-		return VNETCTL_EXIT_USAGE;
+	err = vnet_tag_random(&tag);
+	if (!err)
+		err = vnet_endpoint_set_tag(&w.srv, tag);
+	if (err) {
+		vnetctl_err(err, "endpoint tag");
+		vnet_endpoint_close(&w.srv);
+		return VNETCTL_EXIT_FAIL;
 	}
-	if (!o->have_from)
-		o->from = cand[0];
-	if (!o->have_to)
-		o->to = cand[need - 1];
-	if (o->from != o->to)
-		return 0;
-	vnetctl_msg("bench %s: --from and --to name the same NIC", o->bench);
-	return VNETCTL_EXIT_USAGE;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o->seconds > 0)
+		end = now_ns() + (uint64_t)(o->seconds * 1e9);
+	printf("vnetctl bench serve: %" PRIu32 ":%" PRIu32 " tag %016" PRIx64
+	       "\n", w.srv.name.nic, w.srv.name.ep, tag);
+	fflush(stdout);
+	while (!serve_stop && (!end || now_ns() < end))
+		if (!serve(&w))
+			vnet_endpoint_wait(&w.srv, 50);
+	printf("served %" PRIu64 " requests, %" PRIu64 " bad, %" PRIu64
+	       " replies returned\n", w.served, w.se.bad, w.se.returned);
+	print_errs("server", &w.se);
+	vnet_endpoint_close(&w.srv);
+	return w.se.bad ? VNETCTL_EXIT_FAIL : VNETCTL_EXIT_OK;
 }
 
-static int parse_u32(const char *s, uint32_t *v, uint32_t max)
-{
-	unsigned long long x;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > max)
-		return -1;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-static int parse_sizes(const char *s, struct wire_opts *o)
-{
-	char buf[256], *tok, *save;
-
-	if (!s || strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	o->nr_sizes = 0;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		if (o->nr_sizes == WIRE_MAX_SIZES ||
-		    parse_u32(tok, &o->sizes[o->nr_sizes++], VNET_MEDIUM_MAX))
-			return -1;
-	return o->nr_sizes ? 0 : -1;
-}
-
-static int parse_opts(int argc, char **argv, struct wire_opts *o)
-{
-	static const uint32_t sizes[] = { 0, 64, 1024, 8192 };
-	int a, bad;
-
-	memset(o, 0, sizeof(*o));
-	o->bench = argv[1];
-	o->bw = !strcmp(argv[1], "bw");
-	o->count = 1000;
-	o->seconds = 2;
-	memcpy(o->sizes, sizes, sizeof(sizes));
-	o->nr_sizes = ARRAY_SIZE(sizes);
-	/* argv[argc] is NULL: a missing value reads as NULL. */
-	for (a = 2; a < argc; a += 2) {
-		const char *opt = argv[a], *v = argv[a + 1];
-		char *end = NULL;
-
-		if (!strcmp(opt, "--from") || !strcmp(opt, "--to")) {
-			bool from = opt[2] == 'f';
-
-			if (v && !strncmp(v, "vnet", 4))
-				v += 4;
-			bad = parse_u32(v, from ? &o->from : &o->to,
-					VNET_MAX_NIC_ID);
-			*(from ? &o->have_from : &o->have_to) = true;
-		} else if (!strcmp(opt, "--count") && !o->bw) {
-			bad = parse_u32(v, &o->count, 10000000) || !o->count;
-		} else if (!strcmp(opt, "--seconds") && o->bw) {
-			o->seconds = v ? strtod(v, &end) : 0;
-			bad = !v || end == v || *end || !(o->seconds > 0) ||
-			      o->seconds > 3600;
-		} else if (!strcmp(opt, "--sizes")) {
-			bad = parse_sizes(v, o);
-		} else if (!strcmp(opt, "--csv")) {
-			o->csv = v;
-			bad = !v || !*v;
-		} else {
-			vnetctl_msg("bench %s: unknown option '%s'", o->bench, opt);
-			return -1;
-		}
-		if (bad) {
-			vnetctl_msg("bench %s: bad or missing value for %s",
-				    o->bench, opt);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-bool vnetctl_bench_wire_handles(const char *name)
-{
-	return !strcmp(name, "pingpong") || !strcmp(name, "bw");
-}
-
-/* vnetctl bench pingpong|bw [options]; argv[1] names the benchmark. */
+/* vnetctl bench pingpong|bw|serve [options]; argv[1] names the benchmark. */
 int vnetctl_cmd_bench_wire(int argc, char **argv)
 {
 	struct wire_opts o;
@@ -677,15 +551,17 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 	FILE *csv = NULL;
 	int err, ret;
 
-	if (parse_opts(argc, argv, &o)) {
+	if (vnetctl_wire_parse(argc, argv, &o)) {
 		vnetctl_usage(stderr);
 		return VNETCTL_EXIT_USAGE;
 	}
-	ret = pick_nics(&o);
+	ret = vnetctl_wire_pick_nics(&o);
 	if (ret)
 		return ret;
-	if (max_payload_of(&o, &max))
+	if (vnetctl_wire_max_payload(&o, &max))
 		return VNETCTL_EXIT_FAIL;
+	if (o.serve)
+		return serve_until_stopped(&o);
 	/* Sizes past what the links carry are measured at the largest. */
 	for (k = 0; k < o.nr_sizes; k++) {
 		uint32_t s = o.sizes[k] < max ? o.sizes[k] : max, i = 0;
@@ -707,19 +583,28 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 		return VNETCTL_EXIT_FAIL;
 	}
 	ret = VNETCTL_EXIT_FAIL;
-	err = vnet_endpoint_open(&w.srv, o.to);
-	if (err) {
-		vnetctl_err(err, "endpoint on vnet%" PRIu32, o.to);
-		goto out_cli;
-	}
-	err = vnet_tag_random(&tag);
-	if (!err)
-		err = vnet_endpoint_set_tag(&w.srv, tag);
-	if (!err)
-		err = vnet_endpoint_map(&w.cli, 0, w.srv.name, tag);
-	if (err) {
-		vnetctl_err(err, "endpoint tag and translation");
-		goto out;
+	if (o.remote) {
+		err = vnet_endpoint_map(&w.cli, 0, o.peer, o.tag);
+		if (err) {
+			vnetctl_err(err, "translation to %" PRIu32 ":%" PRIu32,
+				    o.peer.nic, o.peer.ep);
+			goto out_cli;
+		}
+	} else {
+		err = vnet_endpoint_open(&w.srv, o.to);
+		if (err) {
+			vnetctl_err(err, "endpoint on vnet%" PRIu32, o.to);
+			goto out_cli;
+		}
+		err = vnet_tag_random(&tag);
+		if (!err)
+			err = vnet_endpoint_set_tag(&w.srv, tag);
+		if (!err)
+			err = vnet_endpoint_map(&w.cli, 0, w.srv.name, tag);
+		if (err) {
+			vnetctl_err(err, "endpoint tag and translation");
+			goto out;
+		}
 	}
 	if (o.csv)
 		csv = fopen(o.csv, "w");
@@ -729,7 +614,8 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 	}
 	ret = vnetctl_bench_finish(csv, o.csv, measure(&w, csv, max));
 out:
-	vnet_endpoint_close(&w.srv);
+	if (!o.remote)
+		vnet_endpoint_close(&w.srv);
 out_cli:
 	vnet_endpoint_close(&w.cli);
 	return ret;

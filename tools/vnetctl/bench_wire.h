@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vnetctl bench pingpong, bw and serve: what their measuring
+ * (bench_wire.c) and their command line (bench_wire_opts.c) share.
+ */
+#ifndef _VNETCTL_BENCH_WIRE_H
+#define _VNETCTL_BENCH_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <vnet/endpoint.h>
+
+/*
+ * A request the server answers with its payload (pingpong), or with a
+ * short reply (bw): the handler says which, so a server on another node
+ * needs no option to serve either.
+ */
+#define WIRE_H_REQUEST		1
+#define WIRE_H_REPLY		2
+#define WIRE_H_REQUEST_NOECHO	3
+#define WIRE_MAX_SIZES		32
+
+struct wire_opts {
+	const char *bench;		/* "pingpong", "bw" or "serve" */
+	bool bw;
+	bool serve;			/* only a server, until stopped */
+	bool remote;			/* the server is --peer, elsewhere */
+	bool have_from, have_to;
+	uint32_t from, to;		/* serve: the server's NIC is to */
+	struct vnet_name peer;
+	uint64_t tag;			/* the remote server's */
+	uint32_t count;
+	double seconds;
+	uint32_t sizes[WIRE_MAX_SIZES];
+	unsigned int nr_sizes;
+	const char *csv;
+};
+
+/*
+ * What went wrong on one side; written by that side's thread only, but
+ * read by the client's while the server runs, hence the atomics.
+ */
+struct wire_errs {
+	uint64_t returned;
+	uint64_t reason[VNET_RET_NR + 1];
+	uint64_t bad;			/* wrong handler, sequence or payload */
+};
+
+struct wire {
+	const struct wire_opts *o;
+	struct vnet_endpoint cli, srv;
+	int stop;			/* atomic: ends the server thread */
+	uint64_t served;		/* atomic: requests answered */
+	struct wire_errs ce, se;	/* the client's, the server's */
+	uint32_t size;			/* where the client is, for stall() */
+	uint64_t sent, done;
+};
+
+struct wire_row {
+	uint32_t size;
+	uint64_t n;			/* round trips or messages measured */
+	double seconds;			/* bw: measured time */
+	double median, p10, p90, min;	/* pingpong: microseconds */
+	uint64_t retrans, errors;
+};
+
+int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o);
+int vnetctl_wire_pick_nics(struct wire_opts *o);
+int vnetctl_wire_max_payload(const struct wire_opts *o, uint32_t *max);
+
+#endif /* _VNETCTL_BENCH_WIRE_H */

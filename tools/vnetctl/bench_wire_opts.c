@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line of vnetctl bench pingpong, bw and serve, and the NICs
+ * it names: two local ones by default; or a local client and a --peer
+ * server on another node, which "bench serve" runs there and whose name
+ * and tag it prints for the client's --peer and --tag.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "vnetctl.h"
+#include "bench_wire.h"
+
+/* The largest payload both NICs' links carry, from VNET_IOC_NIC_INFO. */
+int vnetctl_wire_max_payload(const struct wire_opts *o, uint32_t *max)
+{
+	struct vnet_nic_info info = { 0 };
+	int fd = open(VNET_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	bool from = false, to = false;
+
+	if (fd < 0) {
+		vnetctl_err(errno, VNET_DEVICE_PATH);
+		return -1;
+	}
+	*max = VNET_MEDIUM_MAX;
+	for (; !ioctl(fd, VNET_IOC_NIC_INFO, &info); info.index++) {
+		bool used_from = !o->serve && info.nic_id == o->from;
+		bool used_to = !o->remote && info.nic_id == o->to;
+
+		from |= used_from;
+		to |= used_to;
+		if ((used_from || used_to) && info.max_payload < *max)
+			*max = info.max_payload;
+	}
+	close(fd);
+	/* The other side's link is its own: it returns what it cannot take. */
+	from |= o->serve;
+	to |= o->remote;
+	if (!from || !to)
+		vnetctl_msg("bench %s: no NIC vnet%" PRIu32, o->bench,
+			    from ? o->to : o->from);
+	return from && to ? 0 : -1;
+}
+
+/*
+ * --from and --to not given are the attached NICs (those with an
+ * interface) not named, lowest id first; there must be just enough.
+ */
+int vnetctl_wire_pick_nics(struct wire_opts *o)
+{
+	unsigned int need = (!o->serve && !o->have_from) +
+			    (!o->remote && !o->have_to), n = 0;
+	struct vnetctl_nic *nics;
+	bool unattached = false;
+	uint32_t cand[2] = { 0, 0 };
+	size_t nr, i;
+	int err = vnetctl_read_nics(&nics, &nr, false);
+
+	if (err)
+		return vnetctl_sysfs_error(err);
+	for (i = 0; i < nr; i++) {
+		uint32_t id = nics[i].nic_id;
+		bool named = (o->have_from && id == o->from) ||
+			     (o->have_to && id == o->to);
+
+		if (named && !nics[i].ifname[0]) {
+			vnetctl_msg("bench %s: vnet%" PRIu32 " is not attached "
+				    "to an interface (vnetctl attach)",
+				    o->bench, id);
+			unattached = true;
+		} else if (!named && nics[i].ifname[0]) {
+			if (n < ARRAY_SIZE(cand))
+				cand[n] = id;
+			n++;
+		}
+	}
+	vnetctl_free_nics(nics, nr);
+	if (unattached)
+		return VNETCTL_EXIT_USAGE;
+	if (need && n != need) {
+		vnetctl_msg("bench %s: %u attached NIC%s besides those named, "
+			    "need %u: name %s", o->bench, n, n == 1 ? "" : "s",
+			    need, o->serve ? "it with --nic vnetN" :
+			    o->remote ? "it with --from vnetN" :
+			    "them with --from vnetA --to vnetB");
+		return VNETCTL_EXIT_USAGE;
+	}
+	if (!o->serve && !o->have_from)
+		o->from = cand[0];
+	if (!o->remote && !o->have_to)
+		o->to = cand[need - 1];
+	if (o->serve || o->remote || o->from != o->to)
+		return 0;
+	vnetctl_msg("bench %s: --from and --to name the same NIC", o->bench);
+	return VNETCTL_EXIT_USAGE;
+}
+
+static int parse_u32(const char *s, uint32_t *v, uint32_t max)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > max)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static int parse_sizes(const char *s, struct wire_opts *o)
+{
+	char buf[256], *tok, *save;
+
+	if (!s || strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	o->nr_sizes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (o->nr_sizes == WIRE_MAX_SIZES ||
+		    parse_u32(tok, &o->sizes[o->nr_sizes++], VNET_MEDIUM_MAX))
+			return -1;
+	return o->nr_sizes ? 0 : -1;
+}
+
+/* NIC:EP, as "bench serve" prints it (vnetN:EP also goes). */
+static int parse_name(const char *s, struct vnet_name *name)
+{
+	char buf[64], *colon;
+
+	if (!s || strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -1;
+	*colon = 0;
+	return parse_u32(strncmp(buf, "vnet", 4) ? buf : buf + 4, &name->nic,
+			 VNET_MAX_NIC_ID) ||
+	       parse_u32(colon + 1, &name->ep, UINT32_MAX - 1);
+}
+
+int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o)
+{
+	static const uint32_t sizes[] = { 0, 64, 1024, 8192 };
+	bool have_tag = false;
+	int a, bad;
+
+	memset(o, 0, sizeof(*o));
+	o->bench = argv[1];
+	o->bw = !strcmp(argv[1], "bw");
+	o->serve = !strcmp(argv[1], "serve");
+	o->count = 1000;
+	o->seconds = o->serve ? 0 : 2;
+	memcpy(o->sizes, sizes, sizeof(sizes));
+	o->nr_sizes = ARRAY_SIZE(sizes);
+	/* argv[argc] is NULL: a missing value reads as NULL. */
+	for (a = 2; a < argc; a += 2) {
+		const char *opt = argv[a], *v = argv[a + 1];
+		char *end = NULL;
+
+		if (o->serve && !strcmp(opt, "--nic"))
+			opt = "--to";
+		if ((!strcmp(opt, "--from") && !o->serve) ||
+		    (!strcmp(opt, "--to") && !o->remote)) {
+			bool from = opt[2] == 'f';
+
+			if (v && !strncmp(v, "vnet", 4))
+				v += 4;
+			bad = parse_u32(v, from ? &o->from : &o->to,
+					VNET_MAX_NIC_ID);
+			*(from ? &o->have_from : &o->have_to) = true;
+		} else if (!strcmp(opt, "--peer") && !o->serve && !o->have_to) {
+			bad = parse_name(v, &o->peer);
+			o->remote = true;
+		} else if (!strcmp(opt, "--tag") && !o->serve) {
+			o->tag = v ? strtoull(v, &end, 16) : 0;
+			bad = !v || end == v || *end;
+			have_tag = true;
+		} else if (!strcmp(opt, "--count") && !o->bw && !o->serve) {
+			bad = parse_u32(v, &o->count, 10000000) || !o->count;
+		} else if (!strcmp(opt, "--seconds") && (o->bw || o->serve)) {
+			o->seconds = v ? strtod(v, &end) : 0;
+			bad = !v || end == v || *end || !(o->seconds > 0) ||
+			      o->seconds > 3600;
+		} else if (!strcmp(opt, "--sizes") && !o->serve) {
+			bad = parse_sizes(v, o);
+		} else if (!strcmp(opt, "--csv") && !o->serve) {
+			o->csv = v;
+			bad = !v || !*v;
+		} else {
+			vnetctl_msg("bench %s: unknown option '%s'", o->bench, opt);
+			return -1;
+		}
+		if (bad) {
+			vnetctl_msg("bench %s: bad or missing value for %s",
+				    o->bench, opt);
+			return -1;
+		}
+	}
+	if (o->remote != have_tag) {
+		vnetctl_msg("bench %s: --peer and --tag go together", o->bench);
+		return -1;
+	}
+	return 0;
+}
