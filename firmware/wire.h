@@ -114,7 +114,15 @@ struct vnet_wire_mapper {
 				 sizeof(struct vnet_wire_mapper))
 #define VNET_WIRE_MAX		(VNET_WIRE_DATA_LEN + VNET_MEDIUM_MAX)
 
+/*
+ * The checksum of every packet: CRC32C, chained by passing the previous
+ * result as @crc (0 to start).  The portable table needs
+ * vnet_fw_crc32c_init() once first; vnet_fw_crc32c_selftest(vnet_crc32c)
+ * says whether the implementation in use gives the known values.
+ */
 void vnet_fw_crc32c_init(void);
 u32 vnet_crc32c(u32 crc, const void *data, u32 len);
+bool vnet_fw_crc32c_selftest(u32 (*crc32c)(u32 crc, const void *data,
+					   u32 len));
 
 #endif /* _VNET_FW_WIRE_H */

@@ -39,6 +39,9 @@ dmesg -C
 # The wire tests load these; their module memory is vmalloc'd too.
 modprobe veth
 modprobe sch_netem
+# vnet.ko's checksum is the kernel's crc32c(); insmod does not load what a
+# module needs.
+modprobe libcrc32c
 vmalloc_before=$(vmalloc_kb)
 
 # Quick retries, so "unreachable" comes in well under a second.

@@ -204,6 +204,10 @@ static int __init vnet_init(void)
 
 	vnet_check_abi();
 	vnet_fw_crc32c_init();
+	if (!vnet_fw_crc32c_selftest(vnet_crc32c)) {
+		pr_err("vnet: crc32c() does not give the CRC32C of RFC 3720\n");
+		return -ELIBBAD;
+	}
 
 	err = vnet_sysfs_init();
 	if (err)

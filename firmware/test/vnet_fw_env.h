@@ -18,6 +18,7 @@ typedef uint64_t u64;
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #endif
 
+typedef int8_t s8;
 typedef int32_t s32;
 
 #define fw_cpu_to_be16(x)	htobe16(x)
