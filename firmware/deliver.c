@@ -20,15 +20,30 @@ static bool vnet_fw_reserved_clear(const struct vnet_desc *d)
 	return true;
 }
 
-/* Checks shared by descriptors from user space and messages off the wire. */
-enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len)
+/*
+ * Checks shared by descriptors from user space and messages off the wire
+ * (@wire).  A medium payload is a staging slot; so is an XFER's, unless it
+ * comes from the sender's segment -- which the wire does not say: there,
+ * an XFER may be as long as one from a segment.
+ */
+enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len,
+					  bool wire)
 {
-	if (nargs > VNET_MAX_ARGS || (flags & ~VNET_DESC_USER_FLAGS))
+	u8 allowed = VNET_DESC_USER_FLAGS;
+	u32 max = VNET_MEDIUM_MAX;
+
+	if (wire)
+		allowed &= ~VNET_DESC_FROM_SEG;
+	if (nargs > VNET_MAX_ARGS || (flags & ~allowed))
 		return VNET_RET_BAD_DESC;
 	if ((flags & VNET_DESC_XFER) && (flags & VNET_DESC_MEDIUM))
 		return VNET_RET_BAD_DESC;
+	if ((flags & VNET_DESC_FROM_SEG) && !(flags & VNET_DESC_XFER))
+		return VNET_RET_BAD_DESC;
+	if ((flags & VNET_DESC_FROM_SEG) || (wire && (flags & VNET_DESC_XFER)))
+		max = VNET_XFER_MAX;
 	if (flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER))
-		return len > VNET_MEDIUM_MAX ? VNET_RET_BAD_DESC : VNET_RET_NONE;
+		return len > max ? VNET_RET_BAD_DESC : VNET_RET_NONE;
 	return len ? VNET_RET_BAD_DESC : VNET_RET_NONE;
 }
 
@@ -39,7 +54,9 @@ static enum vnet_return_reason vnet_fw_check_desc(const struct vnet_desc *d,
 		return VNET_RET_BAD_DESC;
 	if (q == VNET_Q_REQ_SEND && d->slot >= VNET_MAX_SLOTS)
 		return VNET_RET_BAD_DESC;
-	return vnet_fw_check_msg(d->flags, d->nargs, d->len);
+	if (d->src_offset && !(d->flags & VNET_DESC_FROM_SEG))
+		return VNET_RET_BAD_DESC;
+	return vnet_fw_check_msg(d->flags, d->nargs, d->len, false);
 }
 
 /* Where a request goes: through the sender's translation table. */
@@ -81,11 +98,10 @@ static bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag)
 	return ep_tag == VNET_TAG_ANY || ep_tag == msg_tag;
 }
 
-/* Does [offset, offset + len) fit in @dst's segment?  Overflow-safe. */
-static bool vnet_fw_seg_fits(const struct vnet_fw_ep *dst, u64 offset,
-			     u32 len)
+/* Does [offset, offset + len) fit in @ep's segment?  Overflow-safe. */
+bool vnet_fw_seg_fits(const struct vnet_fw_ep *ep, u64 offset, u32 len)
 {
-	return dst->seg && offset <= dst->seg_len && len <= dst->seg_len - offset;
+	return ep->seg && offset <= ep->seg_len && len <= ep->seg_len - offset;
 }
 
 /*
@@ -158,7 +174,8 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 		fw_memcpy(dst->staging + VNET_STAGING_SLOT(rq, ridx), payload,
 			  msg->len);
 	else if (msg->flags & VNET_DESC_XFER)
-		fw_memcpy(dst->seg + msg->offset, payload, msg->len);
+		/* From a segment: the sender's may be this very one. */
+		fw_memmove(dst->seg + msg->offset, payload, msg->len);
 
 	slot = vnet_fw_recv_slot(dst, frame, rq);
 	fw_memcpy(slot, msg, sizeof(*msg));
@@ -231,12 +248,15 @@ enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
 	out = *msg;
 	out.flags |= VNET_DESC_RETURNED;
 	out.status = reason;
-	if (!(out.flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)) ||
-	    out.len > VNET_MEDIUM_MAX || !payload)
+	/* Read from its segment: the payload is still there, whole. */
+	if (out.flags & VNET_DESC_FROM_SEG)
+		payload = NULL;
+	else if (!(out.flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)) ||
+		 out.len > VNET_MEDIUM_MAX || !payload)
 		out.len = 0;
 
 	ridx = src->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
-	if (out.len)
+	if (payload && out.len)
 		fw_memcpy(src->staging + VNET_STAGING_SLOT(rq, ridx), payload,
 			  out.len);
 	fw_memcpy(vnet_fw_recv_slot(src, frame, rq), &out, sizeof(out));
@@ -261,6 +281,7 @@ static void vnet_fw_fill_desc(struct vnet_desc *out, const struct vnet_desc *d,
 	out->flags = d->flags & VNET_DESC_USER_FLAGS;
 	out->len = d->len;
 	out->offset = d->offset;
+	out->src_offset = d->src_offset;
 	if (q == VNET_Q_REQ_SEND) {
 		out->slot = d->slot;
 	} else {
@@ -289,11 +310,28 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	in.peer = src->name;
 	in.slot = 0;
 	in.token = 0;
+	in.flags &= ~VNET_DESC_FROM_SEG;
+	in.src_offset = 0;
 	if (vnet_fw_accept(nic, dst, rq, &in, key, payload) != VNET_FW_ACCEPTED)
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 	src->stats.sent++;
 	src->served = true;
 	return vnet_fw_outcome(VNET_FW_MOVED, 0);
+}
+
+/*
+ * Where the payload of @d comes from: its staging slot, or its sender's
+ * segment, which must hold all of it.  NULL when it does not.
+ */
+static const u8 *vnet_fw_payload(const struct vnet_fw_ep *src,
+				 const struct vnet_desc *d, unsigned int q,
+				 u32 sidx)
+{
+	if (!(d->flags & VNET_DESC_FROM_SEG))
+		return src->staging + VNET_STAGING_SLOT(q, sidx);
+	if (!vnet_fw_seg_fits(src, d->src_offset, d->len))
+		return NULL;
+	return src->seg + d->src_offset;
 }
 
 /*
@@ -306,8 +344,8 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 				       unsigned int q)
 {
 	u32 sidx = src->send_cons[q] & VNET_QUEUE_MASK;
-	const u8 *payload = src->staging + VNET_STAGING_SLOT(q, sidx);
 	struct vnet_fw_outcome out = { VNET_FW_REFUSED, VNET_RET_NONE };
+	const u8 *payload = NULL;
 	enum vnet_fw_verdict verdict = VNET_FW_DONE;
 	struct vnet_fw_route rt = {};
 	struct vnet_desc d, msg;
@@ -320,6 +358,11 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 	fw_write_once(src->active_at, nic->now);
 
 	out.reason = vnet_fw_check_desc(&d, q);
+	if (!out.reason) {
+		payload = vnet_fw_payload(src, &d, q, sidx);
+		if (!payload)
+			out.reason = VNET_RET_BAD_SEGMENT;
+	}
 	if (!out.reason)
 		out.reason = q == VNET_Q_REQ_SEND ?
 			     vnet_fw_route_request(src, &d, &rt) :

@@ -48,7 +48,9 @@ struct vnet_fw_route {
 	struct vnet_fw_token *token;	/* the request a reply answers */
 };
 
-enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len);
+enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len,
+					  bool wire);
+bool vnet_fw_seg_fits(const struct vnet_fw_ep *ep, u64 offset, u32 len);
 enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,
 					  unsigned int rq,
 					  const struct vnet_desc *msg, u64 key,

@@ -60,7 +60,8 @@ static bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
 		m->args[i] = fw_be32_to_cpu(w->args[i]);
 	if (w->queue != VNET_Q_REQ_SEND && w->queue != VNET_Q_REP_SEND)
 		return false;
-	return vnet_fw_check_msg(m->flags, m->nargs, m->len) == VNET_RET_NONE;
+	return vnet_fw_check_msg(m->flags, m->nargs, m->len, true) ==
+	       VNET_RET_NONE;
 }
 
 /* Deliver a new DATA packet: delivered, refused with a reason, or NACKed. */

@@ -132,7 +132,8 @@ static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
 	w->queue = q;
 	w->handler = m->handler;
 	w->nargs = m->nargs;
-	w->flags = m->flags & VNET_DESC_USER_FLAGS;
+	/* Where the sender read it from is no business of the receiver's. */
+	w->flags = m->flags & VNET_DESC_USER_FLAGS & ~VNET_DESC_FROM_SEG;
 	w->len = fw_cpu_to_be32(m->len);
 	w->key_hi = fw_cpu_to_be32(key >> 32);
 	w->key_lo = fw_cpu_to_be32((u32)key);

@@ -235,6 +235,7 @@ static long vnet_ioctl_info(void __user *arg)
 		.queue_depth = VNET_QUEUE_DEPTH,
 		.max_slots = VNET_MAX_SLOTS,
 		.medium_max = VNET_MEDIUM_MAX,
+		.xfer_max = VNET_XFER_MAX,
 		.max_seg_len = VNET_MAX_SEG_LEN,
 	};
 	struct vnet_nic *nic;

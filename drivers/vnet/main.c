@@ -115,6 +115,10 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct vnet_wire_ack) != 4);
 	BUILD_BUG_ON(sizeof(struct vnet_wire_resume) != 8);
 	BUILD_BUG_ON(VNET_WIRE_MAX > U16_MAX);
+	BUILD_BUG_ON(VNET_XFER_MAX > VNET_MAX_SEG_LEN);
+	BUILD_BUG_ON(sizeof(struct vnet_desc) != 128);
+	BUILD_BUG_ON(offsetof(struct vnet_desc, src_offset) != 72);
+	BUILD_BUG_ON(VNET_DESC_USER_FLAGS > U8_MAX);
 }
 
 unsigned int vnet_min_resident_us = 200;

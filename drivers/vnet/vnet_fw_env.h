@@ -15,6 +15,7 @@
 #include <linux/compiler.h>
 
 #define fw_memcpy(d, s, n)		memcpy(d, s, n)
+#define fw_memmove(d, s, n)		memmove(d, s, n)
 #define fw_memset(d, c, n)		memset(d, c, n)
 #define fw_memcmp(a, b, n)		memcmp(a, b, n)
 #define fw_read_once(x)			READ_ONCE(x)

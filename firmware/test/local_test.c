@@ -280,6 +280,7 @@ FIXTURE_VARIANT(garbage) {
 	u8 flags;
 	u32 len;
 	u16 reserved;
+	u64 src_offset;
 	enum vnet_return_reason reason;
 };
 
@@ -317,6 +318,31 @@ FIXTURE_VARIANT_ADD(garbage, xfer_without_segment) {
 	.flags = VNET_DESC_XFER, .len = 64, .reason = VNET_RET_BAD_SEGMENT,
 };
 
+FIXTURE_VARIANT_ADD(garbage, xfer_from_staging_too_long) {
+	.flags = VNET_DESC_XFER, .len = VNET_MEDIUM_MAX + 1,
+	.reason = VNET_RET_BAD_DESC,
+};
+
+FIXTURE_VARIANT_ADD(garbage, from_seg_without_xfer) {
+	.flags = VNET_DESC_MEDIUM | VNET_DESC_FROM_SEG, .len = 64,
+	.reason = VNET_RET_BAD_DESC,
+};
+
+FIXTURE_VARIANT_ADD(garbage, from_seg_too_long) {
+	.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG, .len = VNET_XFER_MAX + 1,
+	.reason = VNET_RET_BAD_DESC,
+};
+
+FIXTURE_VARIANT_ADD(garbage, src_offset_without_from_seg) {
+	.flags = VNET_DESC_XFER, .len = 64, .src_offset = 8,
+	.reason = VNET_RET_BAD_DESC,
+};
+
+FIXTURE_VARIANT_ADD(garbage, from_seg_without_own_segment) {
+	.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG, .len = 64,
+	.reason = VNET_RET_BAD_SEGMENT,
+};
+
 FIXTURE_SETUP(garbage)
 {
 	sim_init(&self->sim, 0, 2, 16);
@@ -340,6 +366,7 @@ TEST_F(garbage, returned_with_reason)
 	d.flags = variant->flags;
 	d.len = variant->len;
 	d.__reserved0 = variant->reserved;
+	d.src_offset = variant->src_offset;
 	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
 	sim_run(&self->sim, 10);
 
@@ -347,7 +374,9 @@ TEST_F(garbage, returned_with_reason)
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(variant->reason, got->status);
 	EXPECT_LE(got->nargs, VNET_MAX_ARGS);
-	EXPECT_LE(got->len, VNET_MEDIUM_MAX);
+	/* From the segment it comes back whole; from staging, no more. */
+	if (!(got->flags & VNET_DESC_FROM_SEG))
+		EXPECT_LE(got->len, VNET_MEDIUM_MAX);
 	EXPECT_EQ(NULL, sim_peek(&self->sim, 1, VNET_Q_REQ_RECV));
 	if (variant->reason == VNET_RET_BAD_DESC)
 		EXPECT_EQ(1, self->sim.ep[0].fw.stats.rejected);
@@ -424,6 +453,70 @@ TEST_F(nic, xfer_lands_in_segment_bounds_checked)
 				ASSERT_EQ(0, seg[j]);
 		}
 	}
+}
+
+/*
+ * An XFER read from the sender's own segment: up to a megabyte, one copy,
+ * into another endpoint's segment or, overlapping, its own; its source
+ * range checked against the sender's segment, its entry taken at once.
+ */
+TEST_F(nic, xfer_from_own_segment)
+{
+	u8 *a = malloc(2 * VNET_XFER_MAX), *b = calloc(1, VNET_XFER_MAX);
+	struct vnet_desc d = request(0, 1, 7);
+	const struct vnet_desc *got;
+	u32 i;
+
+	for (i = 0; i < 2 * VNET_XFER_MAX; i++)
+		a[i] = (u8)(i * 7 + i / 251);
+	self->sim.ep[0].fw.seg = a;
+	self->sim.ep[0].fw.seg_len = 2 * VNET_XFER_MAX;
+	self->sim.ep[1].fw.seg = b;
+	self->sim.ep[1].fw.seg_len = VNET_XFER_MAX;
+	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
+	d.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
+	d.len = VNET_XFER_MAX;
+	d.src_offset = VNET_XFER_MAX - 3;
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	ASSERT_EQ(1, sim_run(&self->sim, 10));
+	EXPECT_EQ(1, self->sim.ep[0].frame->cons[VNET_Q_REQ_SEND].val);
+	got = sim_peek(&self->sim, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_DESC_XFER, got->flags);
+	EXPECT_EQ(VNET_XFER_MAX, got->len);
+	EXPECT_EQ(0, got->src_offset);
+	EXPECT_EQ(0, memcmp(b, a + VNET_XFER_MAX - 3, VNET_XFER_MAX));
+	sim_consume(&self->sim, 1, VNET_Q_REQ_RECV);
+
+	/* To itself, overlapping: as memmove. */
+	memcpy(b, a + 100, 5000);
+	self->sim.ep[0].fw.tag = TAG;
+	sim_map(&self->sim, 0, 1, 0, 0, TAG);
+	d.slot = 1;
+	d.len = 5000;
+	d.src_offset = 100;
+	d.offset = 1000;
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	ASSERT_EQ(1, sim_run(&self->sim, 10));
+	ASSERT_NE(NULL, sim_peek(&self->sim, 0, VNET_Q_REQ_RECV));
+	EXPECT_EQ(0, memcmp(a + 1000, b, 5000));
+
+	/* A source past the end of its own segment: back, whole. */
+	d.slot = 0;
+	d.len = 4096;
+	d.src_offset = 2 * VNET_XFER_MAX - 4095;
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_run(&self->sim, 10);
+	got = sim_peek(&self->sim, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BAD_SEGMENT, got->status);
+	EXPECT_EQ(4096, got->len);
+	EXPECT_EQ(2 * VNET_XFER_MAX - 4095, got->src_offset);
+	EXPECT_TRUE(got->flags & VNET_DESC_FROM_SEG);
+	self->sim.ep[0].fw.seg = NULL;
+	self->sim.ep[1].fw.seg = NULL;
+	free(a);
+	free(b);
 }
 
 TEST_F(nic, full_receive_queue_holds_not_drops)

@@ -362,6 +362,51 @@ TEST_F(pair, medium_payload_and_mtu)
 	EXPECT_EQ(VNET_RET_TOO_LARGE, got->status);
 }
 
+/*
+ * An XFER from the sender's own segment crosses as any other: whole, and
+ * the receiver sees an XFER, not where it came from.  One larger than the
+ * link carries comes back whole, its bytes where they were.
+ */
+TEST_F(pair, xfer_from_segment_across_the_wire)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	static u8 src[128 << 10], dst[128 << 10];
+	struct vnet_desc d = sim_request(1);
+	const struct vnet_desc *got;
+	u32 i;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (u8)(i * 5 + i / 509);
+	a->ep[0].fw.seg = src;
+	a->ep[0].fw.seg_len = sizeof(src);
+	b->ep[1].fw.seg = dst;
+	b->ep[1].fw.seg_len = sizeof(dst);
+	d.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
+	d.len = 5000;
+	d.src_offset = 333;
+	d.offset = 64;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 1000);
+	got = sim_peek(b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_DESC_XFER, got->flags);
+	EXPECT_EQ(0, got->src_offset);
+	EXPECT_EQ(5000, got->len);
+	EXPECT_EQ(0, memcmp(dst + 64, src + 333, 5000));
+
+	d.len = 100 << 10;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 1000);
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_TOO_LARGE, got->status);
+	EXPECT_EQ(100 << 10, got->len);
+	EXPECT_EQ(333, got->src_offset);
+	EXPECT_TRUE(got->flags & VNET_DESC_FROM_SEG);
+	a->ep[0].fw.seg = NULL;
+	b->ep[1].fw.seg = NULL;
+}
+
 TEST_F(pair, full_queue_is_nacked_then_delivered)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];

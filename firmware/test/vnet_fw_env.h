@@ -29,6 +29,7 @@ typedef int32_t s32;
 #define fw_be64_to_cpu(x)	be64toh(x)
 
 #define fw_memcpy(d, s, n)	memcpy(d, s, n)
+#define fw_memmove(d, s, n)	memmove(d, s, n)
 #define fw_memset(d, c, n)	memset(d, c, n)
 #define fw_memcmp(a, b, n)	memcmp(a, b, n)
 #define fw_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -22,6 +22,7 @@
 #define VNET_MAX_ARGS		8	/* argument words of a message */
 #define VNET_MAX_SLOTS		256	/* translation table entries */
 #define VNET_MEDIUM_MAX		8192	/* bytes of a medium payload */
+#define VNET_XFER_MAX		1048576	/* bytes of one bulk (XFER) message */
 #define VNET_MAX_NIC_ID		65535
 #define VNET_MAX_FRAMES		256	/* endpoint frames of one NIC */
 #define VNET_MAX_SEG_LEN	(256ULL << 20)	/* bytes of a bulk segment */
@@ -68,12 +69,15 @@ enum vnet_return_reason {
 					/* request credit: run no handler */
 #define VNET_DESC_REPLY		0x10	/* set by the firmware: the message */
 					/* is (or was sent as) a reply */
+#define VNET_DESC_FROM_SEG	0x20	/* XFER: the payload is read from the */
+					/* sender's own segment at src_offset */
 #define VNET_DESC_USER_FLAGS	(VNET_DESC_MEDIUM | VNET_DESC_XFER | \
-				 VNET_DESC_CREDIT)
+				 VNET_DESC_CREDIT | VNET_DESC_FROM_SEG)
 
 /*
  * One queue entry.  On send the user fills handler, nargs, flags, args, and
- * slot (requests) or token (replies), plus len/offset for payloads.  On
+ * slot (requests) or token (replies), plus len/offset for payloads and
+ * src_offset for an XFER from its own segment (VNET_DESC_FROM_SEG).  On
  * receive the firmware fills everything: peer is the source endpoint, tag the
  * tag the message carried and token what a reply to it must quote.  A
  * returned message comes back on the reply receive queue with
@@ -92,7 +96,8 @@ struct vnet_desc {
 	struct vnet_name peer;
 	__u64 tag;
 	__u32 args[VNET_MAX_ARGS];
-	__u64 __reserved1[7];
+	__u64 src_offset;		/* FROM_SEG: offset in own segment */
+	__u64 __reserved1[6];
 };
 
 /* A queue index alone on its cache line, so producer and consumer never share one. */
@@ -147,7 +152,7 @@ struct vnet_info {
 	__u32 queue_depth;
 	__u32 max_slots;
 	__u32 medium_max;
-	__u32 __pad;
+	__u32 xfer_max;			/* VNET_XFER_MAX; 0: XFER up to medium_max */
 	__u64 max_seg_len;
 };
 
