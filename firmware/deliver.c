@@ -148,8 +148,10 @@ static void vnet_fw_recv_announce(struct vnet_fw_nic *nic,
 
 /*
  * Write @msg into receive queue @rq of @dst: the payload into the entry's
- * staging slot (medium) or the segment (XFER, already bounds-checked), a
- * reply token for a request.  @msg's peer and tag are already filled in.
+ * staging slot (medium) or the segment (XFER, already bounds-checked, and
+ * with a NULL @payload already there), a reply token for a request.
+ * @msg's peer and tag are already filled in.  The entries set aside for
+ * trains still arriving are not room.
  */
 enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 				   struct vnet_fw_ep *dst, unsigned int rq,
@@ -166,14 +168,14 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 		return VNET_FW_AWAY;
 	}
 	room = vnet_fw_recv_room(dst, frame, rq);
-	if (!room)
+	if (room <= (int)dst->recv_reserved[rq - VNET_Q_REQ_RECV])
 		return VNET_FW_FULL;
 
 	ridx = dst->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
 	if (msg->flags & VNET_DESC_MEDIUM)
 		fw_memcpy(dst->staging + VNET_STAGING_SLOT(rq, ridx), payload,
 			  msg->len);
-	else if (msg->flags & VNET_DESC_XFER)
+	else if ((msg->flags & VNET_DESC_XFER) && payload)
 		/* From a segment: the sender's may be this very one. */
 		fw_memmove(dst->seg + msg->offset, payload, msg->len);
 
@@ -336,7 +338,8 @@ static const u8 *vnet_fw_payload(const struct vnet_fw_ep *src,
 
 /*
  * Try to move the message at the head of send queue @q of a resident
- * endpoint.  The caller has checked that the queue holds one.
+ * endpoint.  The caller has checked that the queue holds one, and that its
+ * head is not a train still going out.
  */
 enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 				       struct vnet_fw_ep *src,
@@ -390,6 +393,10 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 		if (out.fate == VNET_FW_REFUSED)
 			vnet_fw_token_revive(src, rt.token->serial, out.reason);
 	}
-	vnet_fw_send_consume(src, frame, q);
+	/* Its train reads the segment still: the entry goes when it ends. */
+	if (out.fate == VNET_FW_STARTED)
+		src->train_head |= VNET_FW_QUEUE_BIT(q);
+	else
+		vnet_fw_send_consume(src, frame, q);
 	return verdict;
 }

@@ -23,6 +23,8 @@ enum vnet_fw_accept {
  */
 enum vnet_fw_fate {
 	VNET_FW_MOVED,		/* delivered, or handed to the transport */
+	/* Handed to a train that reads it from its sender's segment. */
+	VNET_FW_STARTED,
 	VNET_FW_WAITS,		/* its destination cannot take it yet */
 	VNET_FW_REFUSED,	/* back to its sender, for .reason */
 };

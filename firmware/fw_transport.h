@@ -3,11 +3,20 @@
 #ifndef _VNET_FW_TRANSPORT_H
 #define _VNET_FW_TRANSPORT_H
 
-#include "vnet_fw.h"
+#include "fw_deliver.h"
 
 void vnet_fw_put_hdr(struct vnet_fw_nic *nic, struct vnet_wire_hdr *h,
 		     const struct vnet_fw_peer *p, u8 type, u8 channel, u8 flags,
 		     u32 seq, u32 stamp);
+void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
+		     u64 key, u32 src_ep, unsigned int q);
+void vnet_fw_chan_count(struct vnet_fw_nic *nic, struct vnet_fw_send_chan *ch,
+			bool counted);
+void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			    struct vnet_fw_send_chan *ch, u8 to);
+void vnet_fw_start_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			  struct vnet_fw_send_chan *ch, u8 reason);
+void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c);
 void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			u32 c);
 bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
@@ -22,6 +31,41 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 
 /* receive.c */
 bool vnet_fw_csum_ok(const u8 *pkt, u32 len);
+bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
+		     struct vnet_desc *m);
+bool vnet_fw_rx_in_order(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			 const struct vnet_wire_hdr *h);
+void vnet_fw_rx_answer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+		       const struct vnet_wire_hdr *h,
+		       struct vnet_fw_outcome out);
+
+/* train_tx.c */
+bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
+			 const struct vnet_fw_peer *p, u32 len);
+enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
+					  const struct vnet_fw_peer *p,
+					  struct vnet_fw_send_chan *ch);
+void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+		       u32 c);
+void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			u32 c);
+void vnet_fw_train_unpause(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			   u32 c);
+void vnet_fw_trains_unpause(struct vnet_fw_nic *nic);
+bool vnet_fw_train_rewind(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			  u32 c);
+u32 vnet_fw_trains_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame);
+
+/* train_rx.c */
+void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+		     const struct vnet_wire_hdr *h);
+u32 vnet_fw_frag_packet_len(const struct vnet_wire_hdr *h, u32 len);
+void vnet_fw_train_drop(struct vnet_fw_nic *nic, struct vnet_fw_train *t);
+void vnet_fw_trains_drop_peer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p);
+void vnet_fw_trains_drop_ep(struct vnet_fw_nic *nic,
+			    const struct vnet_fw_ep *ep);
+void vnet_fw_trains_drop_all(struct vnet_fw_nic *nic);
+void vnet_fw_trains_expire(struct vnet_fw_nic *nic);
 
 /* mapper.c */
 void vnet_fw_rx_mapper(struct vnet_fw_nic *nic, const void *data, u32 len,

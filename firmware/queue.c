@@ -73,6 +73,7 @@ void vnet_fw_recv_publish(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 /*
  * Messages posted but not yet taken by the firmware?  The host asks this of
  * an endpoint it is about to evict or has just evicted; no side effects.
+ * A head still going out as a train is taken, until its train ends.
  */
 bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 			   const struct vnet_frame *frame)
@@ -81,8 +82,9 @@ bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 
 	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++) {
 		u32 posted = fw_read_once(frame->prod[q].val) - ep->send_cons[q];
+		u32 going = (ep->train_head & ~ep->train_done) >> q & 1;
 
-		if (posted && posted <= VNET_QUEUE_DEPTH)
+		if (posted > going && posted <= VNET_QUEUE_DEPTH)
 			return true;
 	}
 	return false;

@@ -19,6 +19,12 @@
  * that does not say so is never taken as a new start, so a retransmission
  * can never be delivered twice into a channel that lost its state.
  *
+ * A message larger than a packet comes as a train of FRAG packets on one
+ * channel, each with a sequence number of its own, taken in order by the
+ * same rules; what becomes of each is train_rx.c's.  A whole message
+ * arriving on a channel whose train is not complete ends that train: its
+ * sender has given it up.
+ *
  * A sender NACKed because the endpoint was not on the card hears when it
  * is back, and need not wait for its timer: RESUME, see resume.c.
  *
@@ -42,8 +48,8 @@ bool vnet_fw_csum_ok(const u8 *pkt, u32 len)
 }
 
 /* The message as the destination endpoint will see it. */
-static bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
-			    struct vnet_desc *m)
+bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,
+		     struct vnet_desc *m)
 {
 	unsigned int i;
 
@@ -95,25 +101,23 @@ static struct vnet_fw_outcome vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
 	}
 }
 
-static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			    const struct vnet_wire_hdr *h, const u8 *pkt)
+/*
+ * Is the DATA or FRAG packet @h the next one its channel expects?  If not,
+ * it is answered, or dropped, here.  A SYNC that starts the channel again
+ * drops the train it had open.
+ */
+bool vnet_fw_rx_in_order(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			 const struct vnet_wire_hdr *h)
 {
-	const struct vnet_wire_msg *w = (const void *)(h + 1);
 	u32 seq = fw_be32_to_cpu(h->seq), stamp = fw_be32_to_cpu(h->stamp);
 	u32 incarnation = fw_be32_to_cpu(h->incarnation);
 	struct vnet_fw_recv_chan *rc = &p->rx[h->channel];
-	struct vnet_fw_outcome out;
-	struct vnet_desc m;
-
-	if (!vnet_fw_get_msg(w, p->nic_id, &m)) {
-		nic->stats.bad_frames++;
-		return;
-	}
-	nic->stats.rx_data++;
 
 	if ((h->flags & VNET_WIRE_SYNC) &&
 	    (!rc->valid || rc->incarnation != incarnation ||
 	     (s32)(seq - rc->expected) > 0)) {
+		if (rc->train)
+			vnet_fw_train_drop(nic, &nic->trains[rc->train - 1]);
 		rc->valid = true;
 		rc->incarnation = incarnation;
 		rc->expected = seq;
@@ -125,25 +129,34 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		 */
 		vnet_fw_xmit_ack(nic, p, VNET_WIRE_NACK, h->channel, seq, stamp,
 				 VNET_NACK_RESYNC);
-		return;
+		return false;
 	}
 	if (rc->incarnation != incarnation) {
 		/* Of an older incarnation of the sender's route: stale. */
 		nic->stats.duplicates++;
-		return;
+		return false;
 	}
 	if (seq == rc->expected - 1) {
 		nic->stats.duplicates++;
 		vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel, seq, stamp,
 				 rc->last_status);
-		return;
+		return false;
 	}
 	if (seq != rc->expected) {
 		nic->stats.duplicates++;
-		return;
+		return false;
 	}
+	return true;
+}
 
-	out = vnet_fw_rx_deliver(nic, p, w, &m, pkt + VNET_WIRE_DATA_LEN);
+/* What became of the packet the channel expected: NACK, or ACK and on. */
+void vnet_fw_rx_answer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+		       const struct vnet_wire_hdr *h,
+		       struct vnet_fw_outcome out)
+{
+	u32 seq = fw_be32_to_cpu(h->seq), stamp = fw_be32_to_cpu(h->stamp);
+	struct vnet_fw_recv_chan *rc = &p->rx[h->channel];
+
 	if (out.fate == VNET_FW_WAITS) {
 		vnet_fw_xmit_ack(nic, p, VNET_WIRE_NACK, h->channel, seq, stamp,
 				 out.reason);
@@ -153,6 +166,28 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	rc->last_status = out.reason;
 	vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel, seq, stamp,
 			 out.reason);
+}
+
+static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			    const struct vnet_wire_hdr *h, const u8 *pkt)
+{
+	const struct vnet_wire_msg *w = (const void *)(h + 1);
+	struct vnet_fw_recv_chan *rc = &p->rx[h->channel];
+	struct vnet_desc m;
+
+	if (!vnet_fw_get_msg(w, p->nic_id, &m)) {
+		nic->stats.bad_frames++;
+		return;
+	}
+	nic->stats.rx_data++;
+	if (!vnet_fw_rx_in_order(nic, p, h))
+		return;
+	/* A new message: its sender gave up the train it had open. */
+	if (rc->train)
+		vnet_fw_train_drop(nic, &nic->trains[rc->train - 1]);
+	vnet_fw_rx_answer(nic, p, h,
+			  vnet_fw_rx_deliver(nic, p, w, &m,
+					     pkt + VNET_WIRE_DATA_LEN));
 }
 
 /*
@@ -172,6 +207,8 @@ static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
 		if (payload > VNET_MEDIUM_MAX)
 			return 0;
 		return VNET_WIRE_DATA_LEN + payload;
+	case VNET_WIRE_FRAG:
+		return vnet_fw_frag_packet_len(h, len);
 	case VNET_WIRE_ACK:
 	case VNET_WIRE_NACK:
 		return VNET_WIRE_ACK_LEN;
@@ -201,7 +238,7 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 	plen = vnet_fw_packet_len(h, len);
 	if (!plen || plen > len || !vnet_fw_csum_ok(data, plen) ||
 	    fw_be16_to_cpu(h->dst_nic) != nic->nic_id ||
-	    h->channel >= nic->nchannels) {
+	    h->channel >= nic->nchannels || (h->flags & ~VNET_WIRE_SYNC)) {
 		nic->stats.bad_frames++;
 		return;
 	}
@@ -219,6 +256,9 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 	switch (h->type) {
 	case VNET_WIRE_DATA:
 		vnet_fw_rx_data(nic, p, h, data);
+		return;
+	case VNET_WIRE_FRAG:
+		vnet_fw_rx_frag(nic, p, h);
 		return;
 	case VNET_WIRE_ACK:
 		vnet_fw_rx_ack(nic, p, h->channel, fw_be32_to_cpu(h->seq),

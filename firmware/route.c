@@ -22,6 +22,7 @@ void vnet_fw_transport_init(struct vnet_fw_nic *nic)
 	for (i = 0; i < nic->max_peers; i++) {
 		nic->peers[i].valid = false;
 		nic->peers[i].used = false;
+		nic->peers[i].frag_max = VNET_MEDIUM_MAX;
 	}
 }
 
@@ -54,6 +55,8 @@ static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
 {
 	u32 c;
 
+	/* What the slot's last NIC was sending us goes nowhere now. */
+	vnet_fw_trains_drop_peer(nic, p);
 	p->nic_id = nic_id;
 	p->used = true;
 	p->incarnation = nic->ops->random(nic->ctx);
@@ -97,5 +100,10 @@ bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id)
 	nic->peer_of[nic_id] = VNET_FW_NO_PEER;
 	nic->peers[slot].valid = false;
 	vnet_fw_peer_fail(nic, &nic->peers[slot]);
+	/*
+	 * Its trains on their way to us too: they could no longer end, since
+	 * nothing from it is taken; added back, it starts them again.
+	 */
+	vnet_fw_trains_drop_peer(nic, &nic->peers[slot]);
 	return true;
 }

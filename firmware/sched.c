@@ -16,21 +16,35 @@ static const unsigned int vnet_fw_send_order[] = {
 	VNET_Q_REQ_SEND,
 };
 
-static bool vnet_fw_has_sends(struct vnet_fw_ep *ep, struct vnet_frame *frame)
+/*
+ * Messages posted on send queue @q for the firmware to take now: not while
+ * its head is a train still reading the segment (train_tx.c), which the
+ * rest of the queue waits for.
+ */
+static bool vnet_fw_can_send(struct vnet_fw_ep *ep, struct vnet_frame *frame,
+			     unsigned int q)
 {
-	return vnet_fw_send_pending(ep, frame, VNET_Q_REP_SEND) > 0 ||
-	       vnet_fw_send_pending(ep, frame, VNET_Q_REQ_SEND) > 0;
+	return !(ep->train_head & VNET_FW_QUEUE_BIT(q)) &&
+	       vnet_fw_send_pending(ep, frame, q) > 0;
 }
 
-/* Posted messages that are not stuck behind a held head. */
+static bool vnet_fw_has_sends(struct vnet_fw_ep *ep, struct vnet_frame *frame)
+{
+	return vnet_fw_can_send(ep, frame, VNET_Q_REP_SEND) ||
+	       vnet_fw_can_send(ep, frame, VNET_Q_REQ_SEND);
+}
+
+/* Posted messages that are not stuck behind a held head, or a train's. */
 static bool vnet_fw_has_unheld_sends(struct vnet_fw_ep *ep,
 				     struct vnet_frame *frame)
 {
 	unsigned int q;
 
+	if (ep->train_done)
+		return true;
 	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++)
 		if (!(ep->held & VNET_FW_QUEUE_BIT(q)) &&
-		    vnet_fw_send_pending(ep, frame, q) > 0)
+		    vnet_fw_can_send(ep, frame, q))
 			return true;
 	return false;
 }
@@ -49,7 +63,7 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 			unsigned int q = vnet_fw_send_order[i];
 
 			if ((ep->held & VNET_FW_QUEUE_BIT(q)) ||
-			    vnet_fw_send_pending(ep, frame, q) <= 0)
+			    !vnet_fw_can_send(ep, frame, q))
 				continue;
 			if (vnet_fw_send_head(nic, ep, frame, q) == VNET_FW_HOLD) {
 				ep->held |= VNET_FW_QUEUE_BIT(q);
@@ -72,6 +86,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 	u32 i;
 
 	vnet_fw_timer(nic, now);
+	vnet_fw_trains_unpause(nic);
 	for (i = 0; i < nic->nframes; i++) {
 		u32 f = (nic->rr_next + i) % nic->nframes;
 		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
@@ -89,13 +104,17 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		 */
 		if (ep->resume_peers && !fw_read_once(ep->moving))
 			vnet_fw_send_resumes(nic, ep);
+		/* Its trains from the segment that ended give back their heads. */
+		if (ep->train_done)
+			round.messages += vnet_fw_trains_retire(ep, frame);
 		if (!vnet_fw_has_sends(ep, frame))
 			continue;
 		round.messages += vnet_fw_visit(nic, ep, frame, &round.held);
 	}
 	nic->rr_next = (nic->rr_next + 1) % nic->nframes;
 	nic->held = round.held;
-	round.timer = nic->nactive > 0;
+	/* Packets on the wire, or trains coming in that may stall. */
+	round.timer = nic->nactive > 0 || nic->trains_busy > 0;
 	return round;
 }
 

@@ -11,12 +11,27 @@
  * A send channel's life, changed only by vnet_fw_chan_set_state():
  *
  *   FREE      -> INFLIGHT    a message takes it
- *   INFLIGHT  -> FREE        ACKed as delivered
+ *   INFLIGHT  -> FREE        ACKed as delivered (a train: its last
+ *                            fragment); a train read from its sender's
+ *                            segment whose sender closed
  *   INFLIGHT  -> RETURNING   ACKed with a reason; NACKed for busy_timeout;
  *                            max_retries transmissions with no answer; its
- *                            route or link went away
+ *                            route or link went away; a train whose next
+ *                            fragment cannot be read or sent
+ *   INFLIGHT  -> PAUSED      a train's fragment, not the last, ACKed while
+ *                            its sender moves
+ *   PAUSED    -> INFLIGHT    the move is over: the next fragment goes out
+ *   PAUSED    -> FREE        read from its sender's segment, and the
+ *                            sender closed
+ *   PAUSED    -> RETURNING   its route or link went away, or its next
+ *                            fragment cannot be read or sent
  *   RETURNING -> FREE        written back to its sender, or the sender
  *                            closed
+ *
+ * A message larger than a packet goes as a train of fragments on its
+ * channel (train_tx.c), each stop-and-wait like a whole message: the
+ * channel stays INFLIGHT from one to the next, and a fragment ACKed moves
+ * it on to the next one at once.
  *
  * The send table is peers x channels.  Each peer counts its busy channels
  * and sits on the nic->active list while it has any, so a timer scan costs
@@ -34,19 +49,23 @@
  *
  * The flush rule lives here too: a channel counts as unresolved for its
  * sender while its latest transmission has neither an ACK nor a NACK.  The
- * host evicts an endpoint only once its count is zero.  An ACK or NACK is
- * matched on (peer, channel, sequence number) and must echo the stamp of
- * one of this message's transmissions; a NACK resolves the message only if
- * it echoes the latest, so a late, duplicate or forged one never changes a
- * channel that has moved on.  Whatever a peer sends, a message is resolved
- * within max(busy_timeout, 2 * max_retries quanta).
+ * host evicts an endpoint only once its count is zero.  A train counts
+ * while a fragment of it is on the wire; between two fragments, with its
+ * sender moving, it is PAUSED and counts no more -- nothing of it is on
+ * the wire -- so a flush waits for one fragment, not for the whole train.
+ * An ACK or NACK is matched on (peer, channel, sequence number) and must
+ * echo the stamp of one of this message's transmissions; a NACK resolves
+ * the message only if it echoes the latest, so a late, duplicate or forged
+ * one never changes a channel that has moved on.  Whatever a peer sends, a
+ * message -- a train's fragment -- is resolved within max(busy_timeout,
+ * 2 * max_retries quanta).
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
 #include "fw_transport.h"
 
-static void vnet_fw_chan_count(struct vnet_fw_nic *nic,
-			       struct vnet_fw_send_chan *ch, bool counted)
+void vnet_fw_chan_count(struct vnet_fw_nic *nic, struct vnet_fw_send_chan *ch,
+			bool counted)
 {
 	struct vnet_fw_ep *src = ch->src;
 
@@ -86,23 +105,45 @@ static bool vnet_fw_chan_change_ok(u8 from, u8 to)
 	case VNET_CHAN_FREE:
 		return to == VNET_CHAN_INFLIGHT;
 	case VNET_CHAN_INFLIGHT:
-		return to == VNET_CHAN_FREE || to == VNET_CHAN_RETURNING;
+		return to == VNET_CHAN_FREE || to == VNET_CHAN_RETURNING ||
+		       to == VNET_CHAN_PAUSED;
+	case VNET_CHAN_PAUSED:
+		return to == VNET_CHAN_INFLIGHT || to == VNET_CHAN_FREE ||
+		       to == VNET_CHAN_RETURNING;
 	case VNET_CHAN_RETURNING:
 		return to == VNET_CHAN_FREE;
 	}
 	return false;
 }
 
-/* The one place a channel changes state; see the table at the top. */
-static void vnet_fw_chan_set_state(struct vnet_fw_nic *nic,
-				   struct vnet_fw_peer *p,
-				   struct vnet_fw_send_chan *ch, u8 to)
+static bool vnet_fw_chan_sending(u8 state)
 {
-	if (fw_warn_on(!vnet_fw_chan_change_ok(ch->state, to)))
+	return state == VNET_CHAN_INFLIGHT || state == VNET_CHAN_PAUSED;
+}
+
+/* The one place a channel changes state; see the table at the top. */
+void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			    struct vnet_fw_send_chan *ch, u8 to)
+{
+	u8 from = ch->state;
+
+	if (fw_warn_on(!vnet_fw_chan_change_ok(from, to)))
 		return;
+	if (from == VNET_CHAN_PAUSED)
+		nic->paused--;
+	/* Its segment is read no more: the send queue entry may go. */
+	if (ch->from_seg && ch->src && vnet_fw_chan_sending(from) &&
+	    !vnet_fw_chan_sending(to))
+		ch->src->train_done |= VNET_FW_QUEUE_BIT(ch->queue);
 	switch (to) {
 	case VNET_CHAN_INFLIGHT:
-		vnet_fw_peer_busy(nic, p);
+		if (from == VNET_CHAN_FREE)
+			vnet_fw_peer_busy(nic, p);
+		break;
+	case VNET_CHAN_PAUSED:
+		nic->paused++;
+		/* Nothing of it on the wire: it holds up no flush. */
+		vnet_fw_chan_count(nic, ch, false);
 		break;
 	case VNET_CHAN_RETURNING:
 		/* No longer on the wire: it holds up no flush. */
@@ -113,6 +154,7 @@ static void vnet_fw_chan_set_state(struct vnet_fw_nic *nic,
 		if (ch->payload)
 			nic->pool[nic->pool_free++] = ch->payload;
 		ch->payload = NULL;
+		ch->frag = NULL;
 		ch->src = NULL;
 		vnet_fw_peer_idle(nic, p);
 		break;
@@ -120,8 +162,8 @@ static void vnet_fw_chan_set_state(struct vnet_fw_nic *nic,
 	ch->state = to;
 }
 
-static void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
-			    u64 key, u32 src_ep, unsigned int q)
+void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
+		     u64 key, u32 src_ep, unsigned int q)
 {
 	unsigned int i;
 
@@ -158,9 +200,8 @@ void vnet_fw_put_hdr(struct vnet_fw_nic *nic, struct vnet_wire_hdr *h,
 	h->csum = 0;
 }
 
-/* (Re)transmit the message held on channel @c to peer @p. */
-static void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			      u32 c)
+/* (Re)transmit the message -- or fragment -- held on channel @c to peer @p. */
+void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	struct {
@@ -175,6 +216,10 @@ static void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	ch->nacked = false;
 	ch->resume = false;
 	vnet_fw_chan_count(nic, ch, true);
+	if (ch->is_train) {
+		vnet_fw_xmit_frag(nic, p, c);
+		return;
+	}
 
 	vnet_fw_put_hdr(nic, &pkt.hdr, p, VNET_WIRE_DATA, c,
 			ch->sync ? VNET_WIRE_SYNC : 0, ch->seq, ch->stamp);
@@ -243,8 +288,11 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 
 /*
  * Put @msg from @src's send queue @q on a free channel to its NIC: it is
- * then MOVED; it WAITS when no channel (or payload buffer) may be had; it
- * is REFUSED when its NIC has no route or its payload does not fit.
+ * then MOVED, or STARTED when its train reads it from @src's segment as it
+ * goes; it WAITS when no channel (or payload buffer) may be had; it is
+ * REFUSED when its NIC has no route, or it needs a train and the link
+ * cannot carry one.  @payload is where it is now: a staging slot, or
+ * @src's segment.
  */
 struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 					   struct vnet_fw_ep *src,
@@ -254,14 +302,17 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	u32 slot = msg->peer.nic < 65536 ? nic->peer_of[msg->peer.nic] :
 					   VNET_FW_NO_PEER;
 	struct vnet_fw_send_chan *ch = NULL;
+	enum vnet_return_reason reason;
 	struct vnet_fw_peer *p;
+	bool train;
 	u32 c;
 
 	if (slot == VNET_FW_NO_PEER)
 		return vnet_fw_outcome(VNET_FW_REFUSED, VNET_RET_UNREACHABLE);
-	if (VNET_WIRE_DATA_LEN + msg->len > nic->mtu)
-		return vnet_fw_outcome(VNET_FW_REFUSED, VNET_RET_TOO_LARGE);
 	p = &nic->peers[slot];
+	train = !vnet_fw_fits_packet(nic, p, msg->len);
+	if (train && nic->mtu < VNET_WIRE_TRAIN_MTU)
+		return vnet_fw_outcome(VNET_FW_REFUSED, VNET_RET_TOO_LARGE);
 	for (c = 0; c < nic->nchannels; c++) {
 		if (p->tx[c].state == VNET_CHAN_FREE) {
 			ch = &p->tx[c];
@@ -274,25 +325,47 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 
 	ch->msg = *msg;
 	ch->key = key;
+	ch->is_train = train;
+	/* Past a pool buffer, its train reads it a fragment at a time. */
+	ch->from_seg = (msg->flags & VNET_DESC_FROM_SEG) &&
+		       msg->len > VNET_MEDIUM_MAX;
 	ch->payload = NULL;
-	if (msg->len) {
-		ch->payload = nic->pool[--nic->pool_free];
+	if (msg->len)
+		ch->payload = nic->pool[nic->pool_free - 1];
+	if (msg->len && !ch->from_seg)
 		fw_memcpy(ch->payload, payload, msg->len);
-	}
 	ch->src = src;
 	ch->src_ep = src->name.ep;
 	ch->queue = q;
 	ch->seq++;
 	ch->retries = 0;
 	ch->refused = false;
+	ch->resume = false;
 	ch->resumed = false;
 	ch->counted = false;
+	ch->first_stamp = nic->stamp + 1;
+	if (train) {
+		ch->frag_off = 0;
+		ch->frag_acked = 0;
+		reason = vnet_fw_frag_load(nic, p, ch);
+		if (reason) {
+			/* Nothing went out: the number is the next message's. */
+			ch->seq--;
+			ch->payload = NULL;
+			ch->src = NULL;
+			return vnet_fw_outcome(VNET_FW_REFUSED, reason);
+		}
+		nic->stats.tx_trains++;
+		nic->stats.tx_frags++;
+	}
+	if (msg->len)
+		nic->pool_free--;
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_INFLIGHT);
 	vnet_fw_xmit_data(nic, p, c);
-	ch->first_stamp = ch->stamp;
 	nic->stats.tx_data++;
 	src->stats.sent++;
-	return vnet_fw_outcome(VNET_FW_MOVED, 0);
+	return vnet_fw_outcome(ch->from_seg ? VNET_FW_STARTED : VNET_FW_MOVED,
+			       0);
 }
 
 /*
@@ -333,10 +406,15 @@ static void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 }
 
-static void vnet_fw_start_return(struct vnet_fw_nic *nic,
-				 struct vnet_fw_peer *p,
-				 struct vnet_fw_send_chan *ch, u8 reason)
+void vnet_fw_start_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			  struct vnet_fw_send_chan *ch, u8 reason)
 {
+	/*
+	 * The receiver may hold part of a train: the channel's next message
+	 * starts it afresh, wherever its sequence number stands.
+	 */
+	if (ch->is_train)
+		ch->sync = true;
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_RETURNING);
 	ch->reason = reason;
 	ch->returning_at = nic->now;
@@ -380,10 +458,12 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	if (!ch)
 		return;
 	ch->sync = false;
-	if (status == VNET_RET_NONE)
-		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
-	else
+	if (status != VNET_RET_NONE)
 		vnet_fw_start_return(nic, p, ch, status);
+	else if (ch->is_train && ch->frag_off + ch->frag_len < ch->msg.len)
+		vnet_fw_frag_acked(nic, p, c);
+	else
+		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 }
 
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
@@ -403,21 +483,31 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	}
 	if (reason == VNET_NACK_RESYNC) {
 		/*
-		 * The receiver has no state for the channel: restart it.  A
-		 * receiver that has state takes a SYNC as usual, so a forged
-		 * one costs a retransmission, nothing more.
+		 * The receiver has no state for the channel: restart it, a
+		 * train from its first fragment.  A receiver that has state
+		 * takes a SYNC as usual, so a forged one costs a
+		 * retransmission (a train's, from its start), nothing more.
 		 */
 		if (!ch->sync) {
 			ch->sync = true;
 			ch->due = nic->now;
+			if (ch->is_train)
+				vnet_fw_train_rewind(nic, p, c);
 		}
 		return;
 	}
-	/* The busy clock starts once, at the first refusal, whatever follows. */
+	/*
+	 * The busy clock starts once, at the first refusal, whatever follows
+	 * -- unless a train gets further than it ever got (train_tx.c).
+	 */
 	if (!ch->refused) {
 		ch->refused = true;
 		ch->refused_at = nic->now;
 	}
+	/* The receiver dropped the train: the next try starts it again. */
+	if (reason == VNET_NACK_RESTART && ch->is_train &&
+	    !vnet_fw_train_rewind(nic, p, c))
+		return;
 	if (stamp == ch->stamp) {
 		/* The receiver answered the latest transmission: alive. */
 		ch->retries = 0;
@@ -453,6 +543,10 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		vnet_fw_try_return(nic, p, ch);
 		return;
 	}
+	if (ch->state == VNET_CHAN_PAUSED) {
+		vnet_fw_train_unpause(nic, p, c);
+		return;
+	}
 	if (ch->state != VNET_CHAN_INFLIGHT || nic->now < ch->due)
 		return;
 	if (vnet_fw_chan_refused_too_long(nic, ch)) {
@@ -480,7 +574,10 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	vnet_fw_retransmit(nic, p, c);
 }
 
-/* Retransmissions and pending returns, once a quantum. */
+/*
+ * Retransmissions, pending returns and paused trains, and trains stuck on
+ * their way in, once a quantum.
+ */
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now)
 {
 	u32 i, c;
@@ -489,6 +586,7 @@ void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now)
 	if (now - nic->last_scan < nic->quantum)
 		return;
 	nic->last_scan = now;
+	vnet_fw_trains_expire(nic);
 	/* Freeing a channel can drop its peer from the list: walk backwards. */
 	for (i = nic->nactive; i-- > 0;) {
 		struct vnet_fw_peer *p = &nic->peers[nic->active[i]];
@@ -500,7 +598,9 @@ void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now)
 
 /*
  * The endpoint is closing: its messages may still be delivered, not
- * returned, and its close waits for none of them.
+ * returned, and its close waits for none of them -- but for a train that
+ * reads its segment, which goes with it: that train stops where it is,
+ * and its receiver drops what it has.  A train into it is dropped too.
  */
 void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 {
@@ -509,8 +609,13 @@ void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 	ep->closed = true;
 	/* No peer is told it is back: it never will be. */
 	ep->resume_peers = 0;
+	/* Nor are its send queue entries ever taken. */
+	ep->train_head = 0;
+	ep->train_done = 0;
+	vnet_fw_trains_drop_ep(nic, ep);
 
-	for (i = 0; i < nic->nactive; i++) {
+	/* Freeing a channel can drop its peer from the list: walk backwards. */
+	for (i = nic->nactive; i-- > 0;) {
 		struct vnet_fw_peer *p = &nic->peers[nic->active[i]];
 
 		for (c = 0; c < nic->nchannels; c++) {
@@ -520,6 +625,11 @@ void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 				continue;
 			vnet_fw_chan_count(nic, ch, false);
 			ch->src = NULL;
+			if (ch->from_seg && vnet_fw_chan_sending(ch->state)) {
+				ch->sync = true;
+				vnet_fw_chan_set_state(nic, p, ch,
+						       VNET_CHAN_FREE);
+			}
 		}
 	}
 }
@@ -532,7 +642,7 @@ void vnet_fw_peer_fail(struct vnet_fw_nic *nic, struct vnet_fw_peer *p)
 	for (c = 0; c < nic->nchannels && p->unacked; c++) {
 		struct vnet_fw_send_chan *ch = &p->tx[c];
 
-		if (ch->state == VNET_CHAN_INFLIGHT) {
+		if (vnet_fw_chan_sending(ch->state)) {
 			ch->sync = true;
 			vnet_fw_start_return(nic, p, ch, VNET_RET_UNREACHABLE);
 		}
@@ -545,4 +655,5 @@ void vnet_fw_fail_all(struct vnet_fw_nic *nic)
 
 	for (i = nic->nactive; i-- > 0;)
 		vnet_fw_peer_fail(nic, &nic->peers[nic->active[i]]);
+	vnet_fw_trains_drop_all(nic);
 }

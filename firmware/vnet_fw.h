@@ -150,6 +150,20 @@ struct vnet_fw_ep {
 	 * they get a RESUME once it is back on the card (resume.c).
 	 */
 	u64 resume_peers;
+	/*
+	 * Entries of its receive queues (VNET_Q_REQ_RECV, VNET_Q_REP_RECV)
+	 * set aside for messages whose trains are still arriving: other
+	 * messages see that much less room (train_rx.c).
+	 */
+	u32 recv_reserved[2];
+	/*
+	 * Send queues, a bit per queue, whose head is a message read from
+	 * its segment as its train goes out: the entry stays until the
+	 * train ends (train_tx.c), and the queue waits behind it.  Once it
+	 * has ended, its bit in train_done says the entry may go.
+	 */
+	u32 train_head;
+	u32 train_done;
 	struct vnet_fw_ep_stats stats;
 };
 
@@ -158,18 +172,32 @@ enum vnet_fw_chan_state {
 	VNET_CHAN_FREE,
 	VNET_CHAN_INFLIGHT,		/* sent, waiting for an ACK */
 	VNET_CHAN_RETURNING,		/* to be written back to its sender */
+	VNET_CHAN_PAUSED,		/* a train between two fragments, */
+					/* its sender moving */
 };
 
 /*
  * One logical channel to a peer, stop-and-wait: the message in flight, kept
- * for retransmission.  It counts as unresolved for its sender while in
- * flight without a NACK of its latest transmission.
+ * for retransmission -- or, for a train, the fragment in flight.  It counts
+ * as unresolved for its sender while in flight without a NACK of its latest
+ * transmission.
  */
 struct vnet_fw_send_chan {
 	struct vnet_desc msg;		/* as the sender's firmware checked it */
 	/* A request: its sender's reply key; a reply: its request's. */
 	u64 key;
-	u8 *payload;			/* pool buffer, or NULL */
+	/*
+	 * Pool buffer, or NULL: the whole payload, or, for a train read
+	 * from its sender's segment, the fragment in flight.
+	 */
+	u8 *payload;
+	/* A train (train_tx.c): the fragment on the wire, or next to go. */
+	const u8 *frag;			/* its bytes */
+	u32 frag_off;			/* where they go in the payload */
+	u32 frag_len;
+	u32 train;			/* seq of the train's first fragment */
+	u32 frag_crc;			/* CRC32C of the payload to its end */
+	u32 frag_acked;			/* payload bytes ever ACKed */
 	struct vnet_fw_ep *src;		/* NULL once its owner closed */
 	u32 src_ep;			/* its index, for retransmissions */
 	u64 due;			/* when to retransmit */
@@ -198,13 +226,37 @@ struct vnet_fw_send_chan {
 	bool refused;			/* NACKed at least once */
 	bool counted;			/* in src->unresolved */
 	bool sync;			/* receiver must take seq as its new start */
+	bool is_train;			/* sent as FRAG packets */
+	bool from_seg;			/* read from src->seg, a fragment at a time */
 };
 
 struct vnet_fw_recv_chan {
 	u32 incarnation;		/* of the sender's route to us */
 	u32 expected;			/* next sequence number to deliver */
+	u16 train;			/* nic->trains index + 1, or 0 */
 	u8 last_status;			/* what we ACKed expected - 1 with */
 	bool valid;
+};
+
+/*
+ * A message arriving as a train (train_rx.c): where its bytes land --
+ * the destination's segment for an XFER, buf for a medium payload -- and
+ * what the destination will see once the last fragment is in.  Its state
+ * changes only through vnet_fw_train_begin() and vnet_fw_train_end().
+ */
+struct vnet_fw_train {
+	struct vnet_desc msg;		/* as its destination will see it */
+	u64 key;			/* as vnet_fw_send_chan.key */
+	struct vnet_fw_ep *dst;		/* holds recv_reserved[rq] */
+	u8 *buf;			/* VNET_MEDIUM_MAX bytes, the host's */
+	u64 landed_at;			/* when its last fragment so far came */
+	u32 peer;			/* slot of the sender */
+	u32 first;			/* sequence number of its first fragment */
+	u32 received;			/* payload bytes landed, in order */
+	u32 crc;			/* CRC32C of those */
+	u8 channel;
+	u8 rq;				/* VNET_Q_REQ_RECV or VNET_Q_REP_RECV */
+	bool busy;
 };
 
 struct vnet_fw_peer {
@@ -215,6 +267,13 @@ struct vnet_fw_peer {
 	bool used;			/* routed once: nic_id and state are its */
 	u32 unacked;			/* channels not free */
 	u32 active_pos;			/* in nic->active while unacked */
+	/*
+	 * Largest payload of a packet to it: a message larger goes as a
+	 * train of fragments this large, or as large as the link's MTU
+	 * allows.  VNET_MEDIUM_MAX unless the host sets it.
+	 */
+	u32 frag_max;
+	u32 trains;			/* nic->trains it is sending us */
 	struct vnet_fw_send_chan *tx;	/* nic->nchannels each */
 	struct vnet_fw_recv_chan *rx;
 };
@@ -231,6 +290,11 @@ struct vnet_fw_nic_stats {
 	u64 rx_resume;
 	u64 resume_retransmits;		/* of those, retransmissions they made */
 	u64 returned[VNET_RET_NR];
+	u64 tx_trains;			/* messages sent as trains */
+	u64 tx_frags;			/* of tx_data, fragments */
+	u64 rx_trains;			/* trains delivered */
+	u64 rx_frags;			/* of rx_data, fragments */
+	u64 trains_dropped;		/* reassemblies given up */
 	u64 bad_frames;
 	u64 bad_source;			/* not from the peer's routed address */
 	u64 duplicates;
@@ -264,6 +328,14 @@ struct vnet_fw_nic {
 	u32 nactive;
 	u8 **pool;			/* payload buffers, VNET_MEDIUM_MAX each */
 	u32 pool_free;			/* pool[0 .. pool_free) are free */
+	u32 paused;			/* channels PAUSED */
+	/*
+	 * Messages being reassembled, each with its own VNET_MEDIUM_MAX
+	 * buffer from the host; no peer holds more than half of them.
+	 */
+	struct vnet_fw_train *trains;
+	u32 ntrains;
+	u32 trains_busy;
 	u32 stamp;
 	u64 now;
 	u64 last_scan;
@@ -277,7 +349,8 @@ struct vnet_fw_nic {
 struct vnet_fw_round {
 	u32 messages;
 	bool held;
-	bool timer;			/* messages on the wire: come back in a quantum */
+	bool timer;			/* messages on the wire, trains coming */
+					/* in: come back in a quantum */
 };
 
 void vnet_fw_ep_init(struct vnet_fw_ep *ep, struct vnet_name name,

@@ -4,10 +4,25 @@
  * Ethernet frame of the vnet EtherType.  Big-endian throughout.
  *
  * Every packet starts with struct vnet_wire_hdr.  A DATA packet carries one
- * message on one logical channel: struct vnet_wire_msg, then the payload.
- * An ACK or NACK answers the DATA packet with the same channel and sequence
- * number and echoes its stamp; ACK status VNET_RET_NONE means delivered,
- * any other return reason means the receiver handed the message back.
+ * whole message on one logical channel: struct vnet_wire_msg, then the
+ * payload.  An ACK or NACK answers the DATA packet with the same channel
+ * and sequence number and echoes its stamp; ACK status VNET_RET_NONE means
+ * delivered, any other return reason means the receiver handed the message
+ * back.
+ *
+ * A message larger than one packet carries travels as a train of FRAG
+ * packets on one channel, each with a sequence number of its own and
+ * answered on its own, as a DATA packet is: struct vnet_wire_frag, then
+ * (first fragment only) struct vnet_wire_msg, whose len is the whole
+ * message's, then the fragment's payload.  Every fragment names its train
+ * by the sequence number of the first and says where its bytes go; the
+ * last carries the CRC32C of the whole payload.  The fragments' sizes are
+ * the sender's choice, fragment by fragment; nothing here fixes them.  The
+ * receiver decides on the first fragment (ACK NONE: go on, with room set
+ * aside for the whole message; ACK with a reason: handed back; NACK: try
+ * again), lands the others where the message goes, and makes the message
+ * visible on the last one's ACK.  NACK RESTART asks for the train again
+ * from its first fragment: the receiver no longer has it.
  *
  * A RESUME says that an endpoint of its sender, which NACKed a DATA packet
  * "not resident", is on the card again: struct vnet_wire_resume follows
@@ -36,7 +51,7 @@
 #include "vnet_fw_env.h"
 #include "linux/vnet.h"
 
-#define VNET_WIRE_VERSION	3
+#define VNET_WIRE_VERSION	4
 #define VNET_ETH_P_VNET		0x88b5	/* default EtherType */
 
 enum vnet_wire_type {
@@ -45,6 +60,7 @@ enum vnet_wire_type {
 	VNET_WIRE_NACK,
 	VNET_WIRE_RESUME,
 	VNET_WIRE_MAPPER,
+	VNET_WIRE_FRAG,
 };
 
 #define VNET_WIRE_NIC_ANY	0xffff	/* MAPPER: for whoever receives it */
@@ -58,6 +74,8 @@ enum vnet_nack_reason {
 	VNET_NACK_NOT_RESIDENT,
 	/* No state for this channel (it rebooted): send again with SYNC. */
 	VNET_NACK_RESYNC,
+	/* No train for this fragment (dropped): send the first one again. */
+	VNET_NACK_RESTART,
 	VNET_NACK_NR,
 };
 
@@ -89,6 +107,19 @@ struct vnet_wire_msg {
 	__be32 args[VNET_MAX_ARGS];
 };
 
+/* vnet_wire_frag.flags */
+#define VNET_FRAG_FIRST		0x01	/* struct vnet_wire_msg follows */
+#define VNET_FRAG_LAST		0x02	/* csum is the whole payload's */
+
+struct vnet_wire_frag {
+	__be32 train;		/* sequence number of the first fragment */
+	__be32 offset;		/* of this fragment's bytes in the payload */
+	__be32 csum;		/* LAST: CRC32C of the whole payload; else 0 */
+	__be16 len;		/* bytes in this fragment, 1..VNET_MEDIUM_MAX */
+	u8 flags;
+	u8 __reserved;		/* zero */
+};
+
 struct vnet_wire_ack {
 	u8 status;		/* ACK: enum vnet_return_reason; NACK: vnet_nack_reason */
 	u8 __reserved[3];
@@ -112,7 +143,16 @@ struct vnet_wire_mapper {
 				 sizeof(struct vnet_wire_resume))
 #define VNET_WIRE_MAPPER_LEN	(sizeof(struct vnet_wire_hdr) + \
 				 sizeof(struct vnet_wire_mapper))
-#define VNET_WIRE_MAX		(VNET_WIRE_DATA_LEN + VNET_MEDIUM_MAX)
+#define VNET_WIRE_FRAG_LEN	(sizeof(struct vnet_wire_hdr) + \
+				 sizeof(struct vnet_wire_frag))
+#define VNET_WIRE_FIRST_LEN	(VNET_WIRE_FRAG_LEN + sizeof(struct vnet_wire_msg))
+#define VNET_WIRE_MAX		(VNET_WIRE_FIRST_LEN + VNET_MEDIUM_MAX)
+/*
+ * Trains need a link of at least this MTU (IPv6's minimum, which any
+ * Ethernet meets): a fragment then carries 1168 bytes or more, and a
+ * train of VNET_XFER_MAX at most 900 or so fragments.
+ */
+#define VNET_WIRE_TRAIN_MTU	1280
 
 /*
  * The checksum of every packet: CRC32C, chained by passing the previous

@@ -162,7 +162,7 @@ TEST(segments)
 	OK(AM_MaxSegLength(&len));
 	EXPECT_EQ(VNET_MAX_SEG_LEN, len);
 	OK(AMVNET_MaxPayload(ep, &payload));
-	EXPECT_EQ(VNET_MEDIUM_MAX, payload);	/* the loopback NIC */
+	EXPECT_EQ(VNET_XFER_MAX, payload);	/* the loopback NIC */
 	EXPECT_EQ(AM_ERR_BAD_ARG, AMVNET_MaxPayload(ep, NULL));
 	EXPECT_EQ(AM_ERR_BAD_ARG, AM_MaxSegLength(NULL));
 

@@ -439,29 +439,41 @@ TEST_F_TIMEOUT(link, link_down_is_unreachable_in_bound, 120)
 	pairs_close(&p);
 }
 
-/* The notifier: MTU changes reach the firmware, unregistering detaches. */
-TEST_F_TIMEOUT(link, interface_changes, 120)
+/* NIC_A's max_payload, as VNET_IOC_NIC_INFO says it now. */
+static uint32_t max_payload_a(void)
 {
-	static uint8_t buf[VNET_MEDIUM_MAX];
-	struct vnet_desc r = vnet_short(1, 0, 0, 0);
 	struct vnet_nic_info info = {};
-	const struct vnet_desc *d;
-	struct pairs p = {};
-	double deadline;
 	unsigned int i;
 	int fd;
 
-	ASSERT_EQ(0, pairs_open(&p, 1, 1, NIC_A, NIC_B));
-	ASSERT_EQ(0, sh("ip link set vnt0 mtu 1500"));
-
 	fd = open(VNET_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, fd);
+	if (fd < 0)
+		return 0;
 	for (i = 0; ioctl(fd, VNET_IOC_NIC_INFO, &info) == 0; info.index = ++i)
 		if (info.nic_id == NIC_A)
 			break;
 	close(fd);
-	ASSERT_EQ(NIC_A, info.nic_id);
-	EXPECT_EQ(1500 - 96, info.max_payload);
+	return info.nic_id == NIC_A ? info.max_payload : 0;
+}
+
+/*
+ * The notifier: MTU changes reach the firmware, unregistering detaches.
+ * Down to 1280 a link carries every message, cut into fragments; below,
+ * only what fits one packet.
+ */
+TEST_F_TIMEOUT(link, interface_changes, 120)
+{
+	static uint8_t buf[VNET_MEDIUM_MAX];
+	struct vnet_desc r = vnet_short(1, 0, 0, 0);
+	const struct vnet_desc *d;
+	struct pairs p = {};
+	double deadline;
+
+	ASSERT_EQ(0, pairs_open(&p, 1, 1, NIC_A, NIC_B));
+	ASSERT_EQ(0, sh("ip link set vnt0 mtu 1280"));
+	EXPECT_EQ(VNET_XFER_MAX, max_payload_a());
+	ASSERT_EQ(0, sh("ip link set vnt0 mtu 1000"));
+	EXPECT_EQ(1000 - 96, max_payload_a());
 
 	r.flags = VNET_DESC_MEDIUM;
 	r.len = 4000;

@@ -213,6 +213,8 @@ static void vnet_card_free_transport(struct vnet_nic *nic)
 	kvfree(nic->fw.active);
 	kvfree(nic->fw.pool);
 	vfree(nic->pool_mem);
+	kvfree(nic->fw.trains);
+	vfree(nic->train_mem);
 }
 
 static int vnet_card_alloc_transport(struct vnet_nic *nic)
@@ -237,8 +239,12 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	fw->active = kvcalloc(peers, sizeof(*fw->active), GFP_KERNEL);
 	fw->pool = kvcalloc(vnet_pool_buffers, sizeof(*fw->pool), GFP_KERNEL);
 	nic->pool_mem = vmalloc(array_size(vnet_pool_buffers, VNET_MEDIUM_MAX));
+	fw->ntrains = vnet_rx_trains;
+	fw->trains = kvcalloc(fw->ntrains, sizeof(*fw->trains), GFP_KERNEL);
+	nic->train_mem = vmalloc(array_size(fw->ntrains, VNET_MEDIUM_MAX));
 	if (!fw->peers || !nic->tx_chans || !nic->rx_chans || !fw->peer_of ||
-	    !fw->active || !fw->pool || !nic->pool_mem) {
+	    !fw->active || !fw->pool || !nic->pool_mem || !fw->trains ||
+	    !nic->train_mem) {
 		vnet_card_free_transport(nic);
 		return -ENOMEM;
 	}
@@ -248,6 +254,8 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	}
 	for (i = 0; i < vnet_pool_buffers; i++)
 		fw->pool[i] = nic->pool_mem + (size_t)i * VNET_MEDIUM_MAX;
+	for (i = 0; i < fw->ntrains; i++)
+		fw->trains[i].buf = nic->train_mem + (size_t)i * VNET_MEDIUM_MAX;
 	fw->pool_free = vnet_pool_buffers;
 	vnet_fw_transport_init(fw);
 	return 0;

@@ -247,6 +247,20 @@ static long vnet_ioctl_info(void __user *arg)
 	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/*
+ * The largest payload a message from @nic may have: every XFER on a link
+ * that carries trains (and on the loopback NIC), else what one packet
+ * carries.
+ */
+static u32 vnet_nic_max_payload(struct vnet_nic *nic)
+{
+	u32 mtu = READ_ONCE(nic->fw.mtu);
+
+	if (!nic->link || mtu >= VNET_WIRE_TRAIN_MTU)
+		return VNET_XFER_MAX;
+	return clamp_t(int, mtu - (int)VNET_WIRE_DATA_LEN, 0, VNET_MEDIUM_MAX);
+}
+
 static long vnet_ioctl_nic_info(void __user *arg)
 {
 	struct vnet_nic_info info;
@@ -267,11 +281,7 @@ static long vnet_ioctl_nic_info(void __user *arg)
 		info.frames = nic->nframes;
 		info.resident = READ_ONCE(nic->resident);
 		info.endpoints = atomic_read(&nic->nr_eps);
-		info.max_payload = VNET_MEDIUM_MAX;
-		if (nic->link)
-			info.max_payload = clamp_t(int, READ_ONCE(nic->fw.mtu) -
-						   (int)VNET_WIRE_DATA_LEN, 0,
-						   VNET_MEDIUM_MAX);
+		info.max_payload = vnet_nic_max_payload(nic);
 		strscpy(info.name, nic->name, sizeof(info.name));
 		err = 0;
 		break;

@@ -114,8 +114,13 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct vnet_wire_msg) != 72);
 	BUILD_BUG_ON(sizeof(struct vnet_wire_ack) != 4);
 	BUILD_BUG_ON(sizeof(struct vnet_wire_resume) != 8);
+	BUILD_BUG_ON(sizeof(struct vnet_wire_frag) != 16);
+	BUILD_BUG_ON(VNET_WIRE_FIRST_LEN != 112);
 	BUILD_BUG_ON(VNET_WIRE_MAX > U16_MAX);
+	/* A fragment's length is 16 bits; a train's offsets 32. */
+	BUILD_BUG_ON(VNET_MEDIUM_MAX > U16_MAX);
 	BUILD_BUG_ON(VNET_XFER_MAX > VNET_MAX_SEG_LEN);
+	BUILD_BUG_ON((u64)VNET_XFER_MAX + VNET_MEDIUM_MAX > U32_MAX);
 	BUILD_BUG_ON(sizeof(struct vnet_desc) != 128);
 	BUILD_BUG_ON(offsetof(struct vnet_desc, src_offset) != 72);
 	BUILD_BUG_ON(VNET_DESC_USER_FLAGS > U8_MAX);
@@ -158,6 +163,11 @@ MODULE_PARM_DESC(max_retries, "Transmissions without an ACK or NACK before a mes
 unsigned int vnet_pool_buffers = 256;
 module_param_named(pool_buffers, vnet_pool_buffers, uint, 0444);
 MODULE_PARM_DESC(pool_buffers, "8 KiB payload buffers per NIC for messages in flight (default 256)");
+
+unsigned int vnet_rx_trains = 64;
+/* Past 65535 a channel could not name its train. */
+VNET_PARAM_UINT(rx_trains, vnet_rx_trains, 1, 4096, 0444);
+MODULE_PARM_DESC(rx_trains, "Messages a NIC reassembles from fragments at once, no peer more than half of them (1-4096, default 64)");
 
 unsigned short vnet_ethertype = VNET_ETH_P_VNET;
 module_param_named(ethertype, vnet_ethertype, ushort, 0444);

@@ -40,6 +40,7 @@ extern unsigned int vnet_retrans_ms;
 extern unsigned int vnet_busy_timeout_ms;
 extern unsigned int vnet_max_retries;
 extern unsigned int vnet_pool_buffers;
+extern unsigned int vnet_rx_trains;
 extern unsigned short vnet_ethertype;
 
 struct vnet_nic;
@@ -131,6 +132,7 @@ struct vnet_nic {
 	struct vnet_fw_send_chan *tx_chans;
 	struct vnet_fw_recv_chan *rx_chans;
 	void *pool_mem;
+	void *train_mem;		/* the trains' medium buffers */
 
 	struct workqueue_struct *fault_wq;
 	struct kobject *eps_kobj;

@@ -83,6 +83,10 @@ static void sim_transport_init(struct sim_nic *sim, u32 max_peers)
 	for (i = 0; i < SIM_POOL; i++)
 		fw->pool[i] = malloc(VNET_MEDIUM_MAX);
 	fw->pool_free = SIM_POOL;
+	fw->trains = calloc(SIM_TRAINS, sizeof(*fw->trains));
+	for (i = 0; i < SIM_TRAINS; i++)
+		fw->trains[i].buf = malloc(VNET_MEDIUM_MAX);
+	fw->ntrains = SIM_TRAINS;
 	vnet_fw_transport_init(fw);
 }
 
@@ -136,6 +140,9 @@ void sim_fini(struct sim_nic *sim)
 	}
 	for (i = 0; i < fw->pool_free; i++)
 		free(fw->pool[i]);
+	for (i = 0; i < fw->ntrains; i++)
+		free(fw->trains[i].buf);
+	free(fw->trains);
 	free(fw->pool);
 	free(fw->peers);
 	free(fw->peer_of);

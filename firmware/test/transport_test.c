@@ -353,8 +353,22 @@ TEST_F(pair, medium_payload_and_mtu)
 	EXPECT_EQ(0, memcmp(buf, sim_payload(b, 1, VNET_Q_REQ_RECV),
 			    sizeof(buf)));
 
-	/* A 1500-byte link cannot carry it. */
+	/* A 1500-byte link carries it as a train, whole, once. */
+	sim_consume(b, 1, VNET_Q_REQ_RECV);
 	a->fw.mtu = 1500;
+	buf[0] ^= 0xff;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, buf));
+	sim_net_run_for(&self->net, 3000);
+	got = sim_peek(b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(sizeof(buf), got->len);
+	EXPECT_EQ(0, memcmp(buf, sim_payload(b, 1, VNET_Q_REQ_RECV),
+			    sizeof(buf)));
+	EXPECT_EQ(2, b->ep[1].fw.stats.received);
+	EXPECT_EQ(1, a->fw.stats.tx_trains);
+
+	/* One narrower than a train needs cannot. */
+	a->fw.mtu = VNET_WIRE_TRAIN_MTU - 1;
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, buf));
 	sim_net_run_for(&self->net, 1000);
 	got = sim_peek(a, 0, VNET_Q_REP_RECV);
@@ -364,8 +378,9 @@ TEST_F(pair, medium_payload_and_mtu)
 
 /*
  * An XFER from the sender's own segment crosses as any other: whole, and
- * the receiver sees an XFER, not where it came from.  One larger than the
- * link carries comes back whole, its bytes where they were.
+ * the receiver sees an XFER, not where it came from; larger than a frame,
+ * as a train.  On a link too narrow for trains, one larger than a frame
+ * comes back whole, its bytes where they were.
  */
 TEST_F(pair, xfer_from_segment_across_the_wire)
 {
@@ -394,7 +409,17 @@ TEST_F(pair, xfer_from_segment_across_the_wire)
 	EXPECT_EQ(5000, got->len);
 	EXPECT_EQ(0, memcmp(dst + 64, src + 333, 5000));
 
+	sim_consume(b, 1, VNET_Q_REQ_RECV);
 	d.len = 100 << 10;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 3000);
+	got = sim_peek(b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(100 << 10, got->len);
+	EXPECT_EQ(0, memcmp(dst + 64, src + 333, 100 << 10));
+	EXPECT_EQ(1, a->fw.stats.tx_trains);
+
+	a->fw.mtu = 1000;
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	sim_net_run_for(&self->net, 1000);
 	got = sim_peek(a, 0, VNET_Q_REP_RECV);

@@ -55,7 +55,7 @@ enum vnet_return_reason {
 	VNET_RET_BAD_TOKEN,	/* reply to no (or an already answered) request */
 	VNET_RET_UNREACHABLE,	/* destination NIC never answered */
 	VNET_RET_BAD_SEGMENT,	/* bulk transfer outside the peer's segment */
-	VNET_RET_TOO_LARGE,	/* payload does not fit the link's MTU */
+	VNET_RET_TOO_LARGE,	/* needs fragments the link's MTU cannot carry */
 	VNET_RET_BUSY,		/* destination refused it for busy_timeout_ms */
 	VNET_RET_NR,
 };
@@ -162,8 +162,8 @@ struct vnet_nic_info {
 	__u32 frames;
 	__u32 resident;
 	__u32 endpoints;
-	__u32 max_payload;		/* largest medium or XFER payload */
-					/* its link carries */
+	__u32 max_payload;		/* largest XFER payload its link */
+					/* carries (medium: up to 8 KiB of it) */
 	char name[16];
 };
 

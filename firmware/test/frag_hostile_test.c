@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trains from a host that does not play along, sending with a routed
+ * peer's address: first fragments that claim a megabyte and never go on,
+ * more trains than a peer may hold, malformed fragment headers, fragments
+ * that skip, overlap, belong to another train, run past their message or
+ * end it with the wrong checksum, and RESTART NACKs to a sender.  None of
+ * it delivers anything, and what it can hold it holds for busy_timeout at
+ * most; other peers' trains go on.
+ */
+#include "kselftest_harness.h"
+#include "frag_util.h"
+
+#define TAG		0x5cULL
+#define INC		0x1badcafeu	/* the forger's incarnation */
+
+FIXTURE(forger) {
+	struct sim_net net;
+	struct sim_nic *b;
+	u8 mac[3][6];
+	u32 seq;			/* the next one NIC 1 expects */
+};
+
+/* NIC 1 is the target; the forger sends as NIC 0; NIC 2 is honest. */
+FIXTURE_SETUP(forger)
+{
+	u32 i;
+
+	sim_net_init(&self->net, 3, 2, 55);
+	for (i = 0; i < 3; i++) {
+		sim_mac(i, self->mac[i]);
+		self->net.nic[i]->fw.mtu = 1500;
+	}
+	self->b = self->net.nic[1];
+	self->b->ep[1].fw.tag = TAG;
+	frag_give_seg(self->b, 1, VNET_XFER_MAX);
+	sim_map(self->net.nic[2], 0, 0, 1, 1, TAG);
+	frag_give_seg(self->net.nic[2], 0, VNET_XFER_MAX);
+	/* The forger's packets are answered to NIC 0: let them be lost. */
+	self->net.down[0] = true;
+	self->seq = 1000;
+}
+
+FIXTURE_TEARDOWN(forger)
+{
+	frag_free_segs(&self->net);
+	sim_net_fini(&self->net);
+}
+
+struct frag_spec {
+	u8 channel, hflags, fflags, reserved;
+	u32 seq, train, offset, len, csum;
+	u32 msg_len;			/* FIRST: the whole message's */
+	u8 msg_flags;
+	u8 fill;
+};
+
+/* A FRAG packet to NIC 1 as NIC 0 would send it; its length. */
+static u32 forge_frag(u8 *buf, const struct frag_spec *s)
+{
+	struct vnet_wire_hdr *h = (void *)buf;
+	struct vnet_wire_frag *f = (void *)(h + 1);
+	struct vnet_wire_msg *w = (void *)(f + 1);
+	u32 hlen = VNET_WIRE_FRAG_LEN, plen = s->len;
+
+	memset(buf, 0, VNET_WIRE_FIRST_LEN);
+	h->version = VNET_WIRE_VERSION;
+	h->type = VNET_WIRE_FRAG;
+	h->channel = s->channel;
+	h->flags = s->hflags;
+	h->src_nic = htobe16(0);
+	h->dst_nic = htobe16(1);
+	h->incarnation = htobe32(INC);
+	h->seq = htobe32(s->seq);
+	h->stamp = htobe32(s->seq);
+	f->train = htobe32(s->train);
+	f->offset = htobe32(s->offset);
+	f->len = htobe16(s->len);
+	f->flags = s->fflags;
+	f->__reserved = s->reserved;
+	f->csum = htobe32(s->csum);
+	if (s->fflags & VNET_FRAG_FIRST) {
+		hlen = VNET_WIRE_FIRST_LEN;
+		w->dst_ep = htobe32(1);
+		w->tag = htobe64(TAG);
+		w->queue = VNET_Q_REQ_SEND;
+		w->handler = 1;
+		w->flags = s->msg_flags;
+		w->len = htobe32(s->msg_len);
+	}
+	if (plen > VNET_MEDIUM_MAX)
+		plen = VNET_MEDIUM_MAX;
+	memset(buf + hlen, s->fill, plen);
+	h->csum = htobe32(vnet_crc32c(0, buf, hlen + plen));
+	return hlen + plen;
+}
+
+static void send_frag(FIXTURE_DATA(forger) *self, const struct frag_spec *s)
+{
+	static u8 buf[VNET_WIRE_MAX];
+	u32 len = forge_frag(buf, s);
+
+	sim_net_inject(&self->net, 1, self->mac[0], buf, len);
+}
+
+/* The first fragment of an XFER of @total bytes at the expected number. */
+static struct frag_spec first(FIXTURE_DATA(forger) *self, u32 total, u32 len)
+{
+	struct frag_spec s = {
+		.hflags = VNET_WIRE_SYNC, .fflags = VNET_FRAG_FIRST,
+		.seq = self->seq, .train = self->seq, .len = len,
+		.msg_len = total, .msg_flags = VNET_DESC_XFER, .fill = 0xa5,
+	};
+
+	return s;
+}
+
+/* The fragment after @s, of @len bytes, last or not. */
+static struct frag_spec next(const struct frag_spec *s, u32 len, bool last)
+{
+	struct frag_spec n = *s;
+
+	n.hflags = 0;
+	n.fflags = last ? VNET_FRAG_LAST : 0;
+	n.seq = s->seq + 1;
+	n.offset = s->offset + s->len;
+	n.len = len;
+	n.msg_len = 0;
+	return n;
+}
+
+/*
+ * A first fragment claiming a megabyte, and nothing more: it holds its
+ * train slot and one entry of the receive queue -- the endpoint takes one
+ * message less meanwhile -- for busy_timeout, then lets go of both.
+ */
+TEST_F(forger, never_ending_train_holds_an_entry_for_busy_timeout)
+{
+	struct sim_nic *b = self->b, *c = self->net.nic[2];
+	struct frag_spec s = first(self, VNET_XFER_MAX, 1000);
+	u32 i;
+
+	send_frag(self, &s);
+	EXPECT_EQ(1, b->fw.trains_busy);
+	EXPECT_EQ(1, b->ep[1].fw.recv_reserved[0]);
+	EXPECT_EQ(0, b->fw.stats.bad_frames);
+
+	/* An honest client fills the queue: one entry short. */
+	for (i = 0; i < VNET_QUEUE_DEPTH; i++) {
+		struct vnet_desc d = sim_request(i);
+
+		ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	sim_net_run_for(&self->net, 3 * b->fw.quantum);
+	EXPECT_EQ(VNET_QUEUE_DEPTH - 1, b->ep[1].fw.stats.received);
+	EXPECT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+
+	sim_net_run_for(&self->net, b->fw.busy_timeout);
+	EXPECT_EQ(0, b->fw.trains_busy);
+	EXPECT_EQ(0, b->ep[1].fw.recv_reserved[0]);
+	EXPECT_EQ(1, b->fw.stats.trains_dropped);
+	EXPECT_EQ(VNET_QUEUE_DEPTH, b->ep[1].fw.stats.received);
+	for (i = 0; i < VNET_QUEUE_DEPTH; i++) {
+		EXPECT_EQ(0, sim_peek(b, 1, VNET_Q_REQ_RECV)->flags);
+		sim_consume(b, 1, VNET_Q_REQ_RECV);
+	}
+	EXPECT_EQ(NULL, sim_peek(b, 1, VNET_Q_REQ_RECV));
+}
+
+static bool received(struct sim_net *net, void *arg)
+{
+	return sim_peek(arg, 1, VNET_Q_REQ_RECV);
+}
+
+/*
+ * However many channels it starts trains on, one peer holds half the
+ * NIC's train slots at most; another peer's train still goes through.
+ */
+TEST_F(forger, one_peer_holds_half_the_train_slots)
+{
+	struct sim_nic *b = self->b, *c = self->net.nic[2];
+	struct vnet_desc d = frag_xfer_seg(100000, 0, 0);
+	u32 ch;
+
+	b->fw.ntrains = 4;
+	for (ch = 0; ch < 4; ch++) {
+		struct frag_spec s = first(self, VNET_XFER_MAX, 1000);
+
+		s.channel = ch;
+		send_frag(self, &s);
+	}
+	EXPECT_EQ(2, b->fw.trains_busy);
+	EXPECT_EQ(2, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+
+	frag_fill(c->ep[0].fw.seg, 100000, 3);
+	ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 1000);
+	EXPECT_EQ(3, b->fw.trains_busy);
+	ASSERT_TRUE(frag_run_until(&self->net, received, b, 100000));
+	EXPECT_EQ(2, b->fw.trains_busy);
+	EXPECT_EQ(100000, sim_peek(b, 1, VNET_Q_REQ_RECV)->len);
+	EXPECT_TRUE(frag_same(b->ep[1].fw.seg, 100000, 3));
+}
+
+/* Fragment headers that say something impossible: bad frames, no effect. */
+TEST_F(forger, malformed_fragments_are_bad_frames)
+{
+	struct sim_nic *b = self->b;
+	struct frag_spec ok = first(self, 5000, 1000), bad[16];
+	static u8 buf[VNET_WIRE_MAX];
+	u32 i, n = 0, len;
+
+	bad[n] = ok, bad[n++].fflags |= 0x04;
+	bad[n] = ok, bad[n++].reserved = 1;
+	bad[n] = ok, bad[n++].len = 0;
+	bad[n] = ok, bad[n].msg_len = 20000, bad[n++].len = VNET_MEDIUM_MAX + 1;
+	bad[n] = ok, bad[n++].csum = 1;
+	bad[n] = ok, bad[n++].offset = 8;
+	bad[n] = ok, bad[n++].fflags |= VNET_FRAG_LAST;
+	bad[n] = ok, bad[n++].train = ok.seq + 1;
+	bad[n] = ok, bad[n++].len = 5000;
+	bad[n] = ok, bad[n++].msg_flags = 0;
+	bad[n] = ok, bad[n].msg_flags = VNET_DESC_MEDIUM,
+		bad[n++].msg_len = VNET_MEDIUM_MAX + 1;
+	bad[n] = ok, bad[n++].msg_len = VNET_XFER_MAX + 1;
+	bad[n] = ok, bad[n++].msg_flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
+	bad[n] = next(&ok, 1000, false), bad[n++].offset = 0;
+	bad[n] = next(&ok, 1000, false), bad[n++].offset = VNET_XFER_MAX;
+	bad[n] = ok, bad[n++].hflags |= 0x02;
+	for (i = 0; i < n; i++)
+		send_frag(self, &bad[i]);
+	EXPECT_EQ(n, b->fw.stats.bad_frames);
+	EXPECT_EQ(0, b->fw.trains_busy);
+	EXPECT_FALSE(b->fw.peers[0].rx[0].valid);
+
+	/* Shorter than its header says. */
+	len = forge_frag(buf, &ok);
+	sim_net_inject(&self->net, 1, self->mac[0], buf, len - 1);
+	EXPECT_EQ(n + 1, b->fw.stats.bad_frames);
+	send_frag(self, &ok);
+	EXPECT_EQ(1, b->fw.trains_busy);
+}
+
+/*
+ * Fragments that do not follow the one before drop the train and are
+ * NACKed RESTART; only a train whose every fragment follows, and whose
+ * checksum matches, is delivered -- once.
+ */
+TEST_F(forger, fragments_that_do_not_follow_drop_the_train)
+{
+	struct sim_nic *b = self->b;
+	struct frag_spec s, m, l, bad[6];
+	u32 i, n = 0, crc;
+	const struct vnet_desc *d;
+	u8 bytes[5000];
+
+	memset(bytes, 0xa5, sizeof(bytes));
+	crc = vnet_crc32c(0, bytes, sizeof(bytes));
+	s = first(self, 5000, 1000);
+	m = next(&s, 2000, false);
+	l = next(&m, 2000, true);
+	l.csum = crc;
+
+	bad[n] = m, bad[n++].offset = 1500;		/* a gap */
+	bad[n] = m, bad[n++].offset = 500;		/* an overlap */
+	bad[n] = m, bad[n++].train = s.seq - 5;		/* another train */
+	bad[n] = m, bad[n++].len = 4500;		/* past the end */
+	bad[n] = m, bad[n++].fflags = VNET_FRAG_LAST;	/* not the end */
+	bad[n++] = l;					/* wrong CRC below */
+	bad[n - 1].csum = crc + 1;
+	for (i = 0; i < n; i++) {
+		struct frag_spec f = s, g = m, h = bad[i];
+		u32 shift = self->seq - s.seq;
+
+		/* Each try is a new train at the number b expects now. */
+		f.seq += shift, f.train += shift;
+		g.seq += shift, g.train += shift;
+		h.seq += shift, h.train += shift;
+		send_frag(self, &f);
+		ASSERT_EQ(1, b->fw.trains_busy);
+		self->seq++;
+		if (i == n - 1) {
+			send_frag(self, &g);
+			self->seq++;
+		}
+		send_frag(self, &h);
+		EXPECT_EQ(0, b->fw.trains_busy);
+		EXPECT_EQ(0, b->ep[1].fw.recv_reserved[0]);
+		EXPECT_EQ(i + 1, b->fw.stats.tx_nack[VNET_NACK_RESTART]);
+	}
+	EXPECT_EQ(n, b->fw.stats.trains_dropped);
+	EXPECT_EQ(NULL, sim_peek(b, 1, VNET_Q_REQ_RECV));
+
+	/* And one that follows, at the numbers b expects. */
+	s.seq = s.train = self->seq;
+	m = next(&s, 2000, false);
+	l = next(&m, 2000, true);
+	l.csum = crc;
+	send_frag(self, &s);
+	send_frag(self, &m);
+	send_frag(self, &l);
+	send_frag(self, &l);		/* a duplicate: ACKed, not taken */
+	d = sim_peek(b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(5000, d->len);
+	EXPECT_EQ(0, memcmp(b->ep[1].fw.seg, bytes, sizeof(bytes)));
+	EXPECT_EQ(1, b->ep[1].fw.stats.received);
+	EXPECT_EQ(1, b->fw.stats.rx_trains);
+	EXPECT_EQ(0, b->fw.trains_busy);
+}
+
+/*
+ * NACK RESTART to a sender, for every fragment it sends: the train starts
+ * over each time, is never delivered in part, and comes back "busy"
+ * within busy_timeout of the first refusal.
+ */
+TEST_F(forger, restart_nacks_bound_a_train)
+{
+	struct sim_nic *c = self->net.nic[2];
+	struct vnet_fw_peer *p = &c->fw.peers[c->fw.peer_of[1]];
+	struct vnet_desc d = frag_xfer_seg(100000, 0, 0);
+	const struct vnet_desc *got = NULL;
+	u64 start, bound = c->fw.busy_timeout + 3 * c->fw.quantum;
+
+	/* Only the forger answers for NIC 1. */
+	self->net.down[1] = true;
+	ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
+	start = self->net.now;
+	while (!got && self->net.now - start < 4 * bound) {
+		struct {
+			struct vnet_wire_hdr h;
+			struct vnet_wire_ack ack;
+		} nack = {};
+
+		sim_net_step(&self->net, 20);
+		got = sim_peek(c, 0, VNET_Q_REP_RECV);
+		if (p->tx[0].state != VNET_CHAN_INFLIGHT)
+			continue;
+		nack.h.version = VNET_WIRE_VERSION;
+		nack.h.type = VNET_WIRE_NACK;
+		nack.h.src_nic = htobe16(1);
+		nack.h.dst_nic = htobe16(2);
+		nack.h.incarnation = htobe32(INC);
+		nack.h.seq = htobe32(p->tx[0].seq);
+		nack.h.stamp = htobe32(p->tx[0].stamp);
+		nack.ack.status = VNET_NACK_RESTART;
+		nack.h.csum = htobe32(vnet_crc32c(0, &nack, sizeof(nack)));
+		sim_net_inject(&self->net, 2, self->mac[1], &nack,
+			       sizeof(nack));
+	}
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BUSY, got->status);
+	EXPECT_EQ(100000, got->len);
+	EXPECT_LE(self->net.now - start, bound);
+	EXPECT_LT(1, c->fw.stats.rx_nack[VNET_NACK_RESTART]);
+	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
+	TH_LOG("returned after %llu (bound %llu), %llu restarts",
+	       (unsigned long long)(self->net.now - start),
+	       (unsigned long long)bound,
+	       (unsigned long long)c->fw.stats.rx_nack[VNET_NACK_RESTART]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trains, sender side: a message larger than one packet to its peer goes
+ * out as fragments on its channel, one at a time, each with a sequence
+ * number of its own and answered as a whole message is (transport.c).
+ *
+ * A fragment is as large as the peer's frag_max and the link's MTU allow,
+ * decided as it is loaded: nothing on the wire fixes the size, so a later
+ * fragment may be larger or smaller than an earlier one, and the receiver
+ * only checks that each starts where the last ended.  The last fragment
+ * carries the CRC32C of the whole payload, summed as the fragments were
+ * loaded, which the receiver checks before the message becomes visible.
+ *
+ * Where the bytes come from.  A payload of up to VNET_MEDIUM_MAX is copied
+ * into the channel's pool buffer when the channel takes the message, as
+ * for a single packet, and its send queue entry goes at once.  A larger
+ * one is an XFER from the sender's own segment (VNET_DESC_FROM_SEG): each
+ * fragment is copied from the segment into the pool buffer when it is
+ * loaded -- once; a retransmission sends that copy -- and the send queue
+ * entry stays until the train ends, delivered or returned, so the sender
+ * knows when it may change the source again: its consumer index says so.
+ * Bounds are checked against the segment as it is at each load, since its
+ * owner may replace it meanwhile; a range no longer inside it returns the
+ * message "bad segment".  A train started over reads the segment again.
+ *
+ * A fragment ACKed moves the train on to the next one at once -- unless
+ * its sender is moving, when the train waits PAUSED, with nothing on the
+ * wire, so that the sender's flush does not wait for the rest of the train
+ * (the rest of it does not need the sender's frame: the payload is in the
+ * pool buffer or the segment).  The next firmware round after the move
+ * goes on with it, or the timer does.
+ *
+ * Starting over.  NACK RESTART (the receiver dropped the train) or RESYNC
+ * (it lost the channel) sends the train again from its first fragment,
+ * under the sequence number the receiver NACKed, which is the one it
+ * expects; RESYNC with SYNC.  A NACK is a refusal and runs the busy clock
+ * (transport.c), which a restarted train would otherwise run out on the
+ * way to where it was: so a fragment ACKed past the furthest point the
+ * train ever reached stops the clock.  However a peer answers, a train of
+ * n fragments is resolved within about n + 1 times what bounds a single
+ * message.
+ */
+#include "fw_deliver.h"
+#include "fw_queue.h"
+#include "fw_transport.h"
+
+/* Payload bytes one packet to @p may carry at most, for a header of @hdr. */
+static u32 vnet_fw_frag_room(const struct vnet_fw_nic *nic,
+			     const struct vnet_fw_peer *p, u32 hdr)
+{
+	u32 room = nic->mtu > hdr ? nic->mtu - hdr : 0;
+
+	if (room > p->frag_max)
+		room = p->frag_max;
+	return room < VNET_MEDIUM_MAX ? room : VNET_MEDIUM_MAX;
+}
+
+/* Does a message of @len payload bytes go to @p in one DATA packet? */
+bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
+			 const struct vnet_fw_peer *p, u32 len)
+{
+	return nic->mtu >= VNET_WIRE_DATA_LEN &&
+	       len <= vnet_fw_frag_room(nic, p, VNET_WIRE_DATA_LEN);
+}
+
+/*
+ * Make the fragment at ch->frag_off the one on the channel: its length,
+ * its bytes, the checksum of the payload to its end, and a clean slate of
+ * transmissions.  A reason when it cannot be: its bytes are no longer in
+ * the sender's segment, or the link's MTU shrank below what a fragment
+ * needs.
+ */
+enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
+					  const struct vnet_fw_peer *p,
+					  struct vnet_fw_send_chan *ch)
+{
+	bool first = !ch->frag_off;
+	u32 len = ch->msg.len - ch->frag_off;
+	u32 room = vnet_fw_frag_room(nic, p, first ? VNET_WIRE_FIRST_LEN :
+							VNET_WIRE_FRAG_LEN);
+
+	if (!room || nic->mtu < VNET_WIRE_TRAIN_MTU)
+		return VNET_RET_TOO_LARGE;
+	if (len > room)
+		len = room;
+	if (ch->from_seg) {
+		u64 at = ch->msg.src_offset + ch->frag_off;
+
+		if (!ch->src || !vnet_fw_seg_fits(ch->src, at, len))
+			return VNET_RET_BAD_SEGMENT;
+		fw_memcpy(ch->payload, ch->src->seg + at, len);
+		ch->frag = ch->payload;
+	} else {
+		ch->frag = ch->payload + ch->frag_off;
+	}
+	if (first)
+		ch->train = ch->seq;
+	ch->frag_len = len;
+	ch->frag_crc = vnet_crc32c(first ? 0 : ch->frag_crc, ch->frag, len);
+	/* No answer to an earlier fragment passes for one to this one. */
+	ch->first_stamp = nic->stamp + 1;
+	ch->retries = 0;
+	ch->nacked = false;
+	ch->resume = false;
+	ch->resumed = false;
+	return VNET_RET_NONE;
+}
+
+/* The fragment on channel @c, as vnet_fw_xmit_data() stamped it. */
+void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+{
+	struct vnet_fw_send_chan *ch = &p->tx[c];
+	bool first = !ch->frag_off;
+	bool last = ch->frag_off + ch->frag_len == ch->msg.len;
+	u32 hlen = first ? VNET_WIRE_FIRST_LEN : VNET_WIRE_FRAG_LEN;
+	struct {
+		struct vnet_wire_hdr hdr;
+		struct vnet_wire_frag frag;
+		struct vnet_wire_msg msg;
+	} pkt;
+	u32 crc;
+
+	vnet_fw_put_hdr(nic, &pkt.hdr, p, VNET_WIRE_FRAG, c,
+			ch->sync ? VNET_WIRE_SYNC : 0, ch->seq, ch->stamp);
+	fw_memset(&pkt.frag, 0, sizeof(pkt.frag));
+	pkt.frag.train = fw_cpu_to_be32(ch->train);
+	pkt.frag.offset = fw_cpu_to_be32(ch->frag_off);
+	pkt.frag.len = fw_cpu_to_be16(ch->frag_len);
+	pkt.frag.flags = (first ? VNET_FRAG_FIRST : 0) |
+			 (last ? VNET_FRAG_LAST : 0);
+	if (last)
+		pkt.frag.csum = fw_cpu_to_be32(ch->frag_crc);
+	if (first)
+		vnet_fw_put_msg(&pkt.msg, &ch->msg, ch->key, ch->src_ep,
+				ch->queue);
+	crc = vnet_crc32c(0, &pkt, hlen);
+	crc = vnet_crc32c(crc, ch->frag, ch->frag_len);
+	pkt.hdr.csum = fw_cpu_to_be32(crc);
+	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, hlen, ch->frag,
+			   ch->frag_len);
+}
+
+/* The train on @ch cannot go on: back to its sender, or, closed, nowhere. */
+static void vnet_fw_train_stop(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			       struct vnet_fw_send_chan *ch, u8 reason)
+{
+	if (ch->src) {
+		vnet_fw_start_return(nic, p, ch, reason);
+		return;
+	}
+	ch->sync = true;
+	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
+}
+
+/* Load the fragment after the one ACKed and send it, INFLIGHT. */
+static void vnet_fw_frag_next(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			      u32 c)
+{
+	struct vnet_fw_send_chan *ch = &p->tx[c];
+	enum vnet_return_reason reason;
+
+	reason = vnet_fw_frag_load(nic, p, ch);
+	if (reason) {
+		vnet_fw_train_stop(nic, p, ch, reason);
+		return;
+	}
+	ch->seq++;
+	vnet_fw_xmit_data(nic, p, c);
+	nic->stats.tx_data++;
+	nic->stats.tx_frags++;
+}
+
+/* A fragment other than the last was ACKed: on to the next. */
+void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+{
+	struct vnet_fw_send_chan *ch = &p->tx[c];
+
+	ch->frag_off += ch->frag_len;
+	if (ch->frag_off > ch->frag_acked) {
+		/* Further than ever: whatever was refused before is past. */
+		ch->frag_acked = ch->frag_off;
+		ch->refused = false;
+	}
+	if (ch->src && fw_read_once(ch->src->moving)) {
+		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_PAUSED);
+		return;
+	}
+	vnet_fw_frag_next(nic, p, c);
+}
+
+/* A PAUSED train goes on once its sender is no longer moving. */
+void vnet_fw_train_unpause(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			   u32 c)
+{
+	struct vnet_fw_send_chan *ch = &p->tx[c];
+
+	if (ch->src && fw_read_once(ch->src->moving))
+		return;
+	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_INFLIGHT);
+	vnet_fw_frag_next(nic, p, c);
+}
+
+/*
+ * The first round after a move: the trains it paused go on now rather
+ * than at the next timer scan, up to a quantum later.
+ */
+void vnet_fw_trains_unpause(struct vnet_fw_nic *nic)
+{
+	u32 i, c;
+
+	/* Returning a train can drop its peer from the list: backwards. */
+	for (i = nic->nactive; nic->paused && i-- > 0;) {
+		struct vnet_fw_peer *p = &nic->peers[nic->active[i]];
+
+		for (c = 0; c < nic->nchannels && p->unacked; c++)
+			if (p->tx[c].state == VNET_CHAN_PAUSED)
+				vnet_fw_train_unpause(nic, p, c);
+	}
+}
+
+/*
+ * Send the train on channel @c again from its first fragment, under the
+ * sequence number of the fragment the receiver answered -- the one it
+ * expects -- when the timer finds it due.  False when it cannot be, and
+ * has gone back to its sender.
+ */
+bool vnet_fw_train_rewind(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			  u32 c)
+{
+	struct vnet_fw_send_chan *ch = &p->tx[c];
+	enum vnet_return_reason reason;
+
+	ch->frag_off = 0;
+	reason = vnet_fw_frag_load(nic, p, ch);
+	if (reason) {
+		vnet_fw_train_stop(nic, p, ch, reason);
+		return false;
+	}
+	ch->due = nic->now;
+	return true;
+}
+
+/*
+ * Send queues of @ep whose train from its segment has ended: their heads
+ * may go now.  Only while @ep is resident and not moving, so the firmware
+ * writes no index the host is copying.
+ */
+u32 vnet_fw_trains_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame)
+{
+	u32 done = ep->train_done & ep->train_head, retired = 0;
+	unsigned int q;
+
+	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++) {
+		if (!(done & VNET_FW_QUEUE_BIT(q)))
+			continue;
+		vnet_fw_send_consume(ep, frame, q);
+		retired++;
+	}
+	ep->train_head &= ~done;
+	ep->train_done = 0;
+	return retired;
+}
