@@ -3,7 +3,9 @@
  * libvnet, messages: returned messages reach handler 0 with the right
  * status and opcode, credits are never exceeded and replies need none,
  * medium payloads of every size arrive intact, and bulk transfers are
- * bounds-checked, reassembled and run their handler once.
+ * bounds-checked, reassembled and run their handler once; a megabyte from
+ * segment to segment, request and reply, is one message each way, whose
+ * call returns once its source may be written again.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -503,6 +505,72 @@ TEST(a_request_without_credit_polls)
 	EXPECT_EQ(1, st.max_outstanding);
 	ASSERT_TRUE(am_poll_until(p.eb, &replies, 2));
 	OK(AM_Terminate());
+}
+
+/* A megabyte each way between the two endpoints' segments. */
+static struct {
+	uint8_t *a, *b;			/* their segments, 2 MiB each */
+	volatile int requests, replies;
+	int bad;
+} big;
+
+static void big_request(void *t, void *buf, size_t nb, int32_t seed)
+{
+	uint8_t *want = malloc(VNET_XFER_MAX);
+
+	big.requests++;
+	am_fill(want, VNET_XFER_MAX, (uint32_t)seed);
+	if (buf != big.b + 4096 || nb != VNET_XFER_MAX ||
+	    memcmp(buf, want, nb))
+		big.bad++;
+	free(want);
+	am_fill(big.b + VNET_XFER_MAX, VNET_XFER_MAX, (uint32_t)seed + 1);
+	if (AM_ReplyXfer1(t, 0, 7, big.b + VNET_XFER_MAX, VNET_XFER_MAX,
+			  seed + 1) != AM_OK)
+		big.bad++;
+	/* Back from the call, the source is ours again. */
+	memset(big.b + VNET_XFER_MAX, 0, VNET_XFER_MAX);
+}
+
+static void big_reply(void *t, void *buf, size_t nb, int32_t seed)
+{
+	uint8_t *want = malloc(VNET_XFER_MAX);
+
+	(void)t;
+	am_fill(want, VNET_XFER_MAX, (uint32_t)seed);
+	if (buf != big.a || nb != VNET_XFER_MAX || memcmp(buf, want, nb))
+		big.bad++;
+	free(want);
+	big.replies++;
+}
+
+TEST_F(ret, bulk_from_segment)
+{
+	big.a = calloc(1, 2 * VNET_XFER_MAX);
+	big.b = calloc(1, 2 * VNET_XFER_MAX);
+	ASSERT_NE(NULL, big.a);
+	ASSERT_NE(NULL, big.b);
+	OK(AM_SetSeg(self->p.a, big.a, 2 * VNET_XFER_MAX));
+	OK(AM_SetSeg(self->p.b, big.b, 2 * VNET_XFER_MAX));
+	OK(AM_SetHandler(self->p.b, 6, big_request));
+	OK(AM_SetHandler(self->p.a, 7, big_reply));
+	am_fill(big.a + VNET_XFER_MAX, VNET_XFER_MAX, 5);
+	OK(AM_RequestXfer1(self->p.a, 0, 4096, 6, big.a + VNET_XFER_MAX,
+			   VNET_XFER_MAX, 5));
+	memset(big.a + VNET_XFER_MAX, 0, VNET_XFER_MAX);
+	ASSERT_TRUE(am_poll_until(self->p.eb, &big.replies, 1));
+	EXPECT_EQ(1, big.requests);
+	EXPECT_EQ(0, big.bad);
+	EXPECT_EQ(0, am_ret.n);
+	/* One byte more is more than a bulk message carries. */
+	EXPECT_EQ(AM_ERR_BAD_ARG,
+		  AM_RequestXfer1(self->p.a, 0, 0, 6, big.a, AM_MaxLong() + 1,
+				  5));
+	EXPECT_EQ(VNET_XFER_MAX, AM_MaxLong());
+	OK(AM_SetSeg(self->p.a, NULL, 0));
+	OK(AM_SetSeg(self->p.b, NULL, 0));
+	free(big.a);
+	free(big.b);
 }
 
 TEST_HARNESS_MAIN

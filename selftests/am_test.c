@@ -527,7 +527,9 @@ static void check_reply_errors(void *t, void *buf, size_t nb)
 	reply_errors += AM_ReplyI0(t, 2, big, sizeof(big)) != AM_ERR_BAD_ARG;
 	reply_errors += AM_ReplyI0(t, 2, NULL, 5) != AM_ERR_BAD_ARG;
 	reply_errors += AM_ReplyI0(t, 2, buf, -1) != AM_ERR_BAD_ARG;
-	/* A bulk reply is one message: no larger than a medium one. */
+	/* A bulk reply is one message: from outside the segment, no larger
+	 * than a medium one.
+	 */
 	reply_errors += AM_ReplyXfer0(t, 0, 2, big, sizeof(big)) !=
 			AM_ERR_BAD_ARG;
 	reply_errors += AM_GetMsgTag(t, NULL) != AM_ERR_BAD_ARG;

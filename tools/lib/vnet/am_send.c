@@ -13,6 +13,15 @@
  *
  * Replies never wait for credits, only for room in the reply send queue,
  * which the firmware drains first on every visit.
+ *
+ * Bulk data.  Up to AM_MaxMedium() bytes travel in the send entry's staging
+ * slot, as a medium payload does.  More, up to AM_MaxLong(), go as one
+ * message read by the firmware from the sender's own segment
+ * (VNET_DESC_FROM_SEG) as its fragments go out; the call returns once the
+ * firmware has taken the entry -- the message is delivered, or has come
+ * back -- so that the source may be written again, as AM-II promises when
+ * a bulk call returns.  A larger request from outside the segment goes as
+ * consecutive fragment messages of a staging slot each (amv_xfer()).
  */
 #include <errno.h>
 #include <poll.h>
@@ -211,8 +220,9 @@ static void amv_post_request(struct amvnet_ep *ep, const struct vnet_desc *d,
 }
 
 /*
- * A bulk request: fragments of @frag bytes (a staging slot, or what the
- * link to another NIC carries), in order, back to back on this endpoint's
+ * A bulk request from outside the segment: fragments of @frag bytes (a
+ * staging slot, or, to a link too narrow for the firmware's fragments,
+ * what one packet carries), in order, back to back on this endpoint's
  * request queue (the lock is held throughout).  All but the last carry
  * VNET_DESC_CREDIT and the transfer's extent instead of the user's
  * arguments; the last one runs the handler.  The firmware checks each
@@ -245,6 +255,45 @@ static void amv_xfer(struct amvnet_ep *ep, struct vnet_desc *last,
 	amv_post_request(ep, last, src ? src + done : NULL, last->len);
 }
 
+/* Does [src, src + nbytes) lie in @ep's segment?  Overflow-safe. */
+static bool amv_in_seg(const struct amvnet_ep *ep, const void *src,
+		       uint64_t nbytes)
+{
+	uintptr_t at = (uintptr_t)src, base = (uintptr_t)ep->seg_addr;
+
+	return ep->seg_addr && at >= base && at - base <= ep->seg_len &&
+	       nbytes <= ep->seg_len - (at - base);
+}
+
+/* A bulk message read from the segment: the descriptor says where. */
+static void amv_from_seg(struct amvnet_ep *ep, struct vnet_desc *d,
+			 const void *src, uint32_t nbytes, uint64_t dest_offset)
+{
+	d->flags |= VNET_DESC_FROM_SEG;
+	d->len = nbytes;
+	d->offset = dest_offset;
+	d->src_offset = (uintptr_t)src - (uintptr_t)ep->seg_addr;
+}
+
+/*
+ * Until the firmware has taken the entry just posted on send queue @q: it
+ * reads its source from the segment until the message is delivered or
+ * comes back.  Outside a handler the endpoint is serviced meanwhile, since
+ * the destination may be this very endpoint, waiting for room that only
+ * this thread can make.
+ */
+static void amv_wait_taken(struct amvnet_ep *ep, unsigned int q)
+{
+	uint32_t n = ep->raw.send_prod[q];
+	unsigned int spins = 0;
+
+	while (!vnet_endpoint_taken(&ep->raw, q, n)) {
+		if (!amv_in_handler() && amv_service(ep))
+			continue;
+		amv_backoff(&spins);
+	}
+}
+
 enum amv_cat { AMV_SHORT, AMV_MEDIUM, AMV_LONG };
 
 static uint8_t amv_cat_flags(enum amv_cat cat)
@@ -257,9 +306,9 @@ static uint8_t amv_cat_flags(enum amv_cat cat)
 /* Argument checks shared by requests and replies. */
 static int amv_check_msg(handler_t handler, enum amv_cat cat,
 			 const void *src, int nbytes, uintptr_t dest_offset,
-			 int numargs, bool reply)
+			 int numargs)
 {
-	int max = cat == AMV_LONG && !reply ? AM_MaxLong() : AM_MaxMedium();
+	int max = cat == AMV_LONG ? AM_MaxLong() : AM_MaxMedium();
 
 	/* Handler 0 is the error handler: no message may run it. */
 	AMV_CHECK(!handler, BAD_ARG);
@@ -283,8 +332,7 @@ static int amv_request(ep_t ep, int index, handler_t handler,
 	AMV_CHECK_INIT();
 	AMV_CHECK(!ep || index < 0 || index >= AMVNET_MAX_TRANSLATIONS,
 		  BAD_ARG);
-	err = amv_check_msg(handler, cat, src, nbytes, dest_offset, numargs,
-			    false);
+	err = amv_check_msg(handler, cat, src, nbytes, dest_offset, numargs);
 	if (err)
 		return err;
 	/* A handler may only reply; a request could wait for credits. */
@@ -298,7 +346,12 @@ static int amv_request(ep_t ep, int index, handler_t handler,
 		d.args[i] = (uint32_t)va_arg(ap, int);
 
 	amv_lock(ep);
-	if (cat == AMV_LONG) {
+	if (cat == AMV_LONG && nbytes > AM_MaxMedium() &&
+	    amv_in_seg(ep, src, (uint64_t)nbytes)) {
+		amv_from_seg(ep, &d, src, (uint32_t)nbytes, dest_offset);
+		amv_post_request(ep, &d, NULL, 0);
+		amv_wait_taken(ep, VNET_Q_REQ_SEND);
+	} else if (cat == AMV_LONG) {
 		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset,
 			 amv_max_payload(ep, ep->xlate[index].name));
 	} else {
@@ -319,13 +372,15 @@ static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
 
 	AMV_CHECK_INIT();
 	AMV_CHECK(!t, BAD_ARG);
-	err = amv_check_msg(handler, cat, src, nbytes, dest_offset, numargs,
-			    true);
+	err = amv_check_msg(handler, cat, src, nbytes, dest_offset, numargs);
 	if (err)
 		return err;
 	/* Only from inside the request's handler, in its thread, once. */
 	AMV_CHECK(t != amvnet_cur_tok || !t->running, RESOURCE);
 	AMV_CHECK(t->kind != AMV_REQUEST || t->replied, RESOURCE);
+	/* A reply is one message: past a staging slot, from the segment. */
+	AMV_CHECK(cat == AMV_LONG && nbytes > AM_MaxMedium() &&
+		  !amv_in_seg(t->ep, src, (uint64_t)nbytes), BAD_ARG);
 
 	d.handler = handler;
 	d.nargs = (uint8_t)numargs;
@@ -336,7 +391,13 @@ static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
 	for (i = 0; i < numargs; i++)
 		d.args[i] = (uint32_t)va_arg(ap, int);
 	/* The dispatcher holds the endpoint's lock while the handler runs. */
-	amv_post_reply(t->ep, &d, src, d.len);
+	if (cat == AMV_LONG && nbytes > AM_MaxMedium()) {
+		amv_from_seg(t->ep, &d, src, (uint32_t)nbytes, dest_offset);
+		amv_post_reply(t->ep, &d, NULL, 0);
+		amv_wait_taken(t->ep, VNET_Q_REP_SEND);
+	} else {
+		amv_post_reply(t->ep, &d, src, d.len);
+	}
 	t->replied = true;
 	t->ep->st.replies_sent++;
 	return AM_OK;

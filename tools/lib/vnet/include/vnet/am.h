@@ -145,15 +145,17 @@ enum {
 
 /*
  * System parameters.  AMUDP allows 16 arguments; a vnet descriptor carries
- * 8.  A medium payload is one staging slot.  A bulk request travels as
- * several fragments, so it is bounded by the largest segment; a bulk reply
- * is one message (the firmware accepts one reply per request token), so it
- * is bounded by AM_MaxMedium().  To an endpoint on another NIC, a medium
- * message or bulk reply must also fit the link: AMVNET_MaxPayload().
+ * 8.  A medium payload is one staging slot.  A bulk message, request or
+ * reply, is one message of up to VNET_XFER_MAX (1 MiB), which the firmware
+ * cuts to fit the link: past AM_MaxMedium() its source must lie in the
+ * sender's own segment (a bulk request from elsewhere goes as several
+ * messages of AM_MaxMedium(), a bulk reply from elsewhere is refused).
+ * To an endpoint on another NIC whose link is narrower than 1280 bytes,
+ * everything must also fit one packet: AMVNET_MaxPayload().
  */
 #define AM_MaxShort()		VNET_MAX_ARGS
 #define AM_MaxMedium()		VNET_MEDIUM_MAX
-#define AM_MaxLong()		((int)VNET_MAX_SEG_LEN)
+#define AM_MaxLong()		((int)VNET_XFER_MAX)
 #define AM_MaxNumHandlers()	256
 #define AMVNET_MAX_TRANSLATIONS	VNET_MAX_SLOTS
 #define AM_MaxNumTranslations(trans) \
@@ -164,8 +166,9 @@ enum {
 int AM_MaxSegLength(uintptr_t *nbytes);
 /*
  * The largest payload the link of the endpoint's NIC carries (VNET_IOC_
- * NIC_INFO's max_payload): the bound for medium messages and bulk replies
- * to other NICs.  Bulk requests are cut to fit by the library.
+ * NIC_INFO's max_payload): VNET_XFER_MAX on any link of an MTU of 1280 or
+ * more, where the firmware cuts messages into fragments; on a narrower one,
+ * the bound for every message to other NICs.
  */
 int AMVNET_MaxPayload(ep_t ea, uint32_t *nbytes);
 

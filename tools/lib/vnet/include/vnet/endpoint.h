@@ -164,6 +164,21 @@ static inline int vnet_endpoint_post(struct vnet_endpoint *ep, unsigned int q,
 	return 0;
 }
 
+/*
+ * Has the firmware taken the entry of send queue @q that made send_prod[q]
+ * @n, and every one before it?  Until then an XFER from the segment
+ * (VNET_DESC_FROM_SEG) may still read its source range: it is taken once
+ * delivered or returned.
+ */
+static inline int vnet_endpoint_taken(struct vnet_endpoint *ep, unsigned int q,
+				      uint32_t n)
+{
+	uint32_t cons = __atomic_load_n(&ep->frame->cons[q].val,
+					__ATOMIC_ACQUIRE);
+
+	return (int32_t)(cons - n) >= 0;
+}
+
 /* The next message on receive queue @q, or NULL; valid until consumed. */
 static inline const struct vnet_desc *
 vnet_endpoint_peek(struct vnet_endpoint *ep, unsigned int q)
