@@ -52,7 +52,8 @@ check $? insmod
 # vnet's own vmalloc areas, named by their callers: the loopback card's.
 vnet_areas=$(grep -c '\[vnet\]' /proc/vmallocinfo)
 
-for t in ioctl_test paging_test lifetime_test wire_test user_test priv_test; do
+for t in ioctl_test paging_test lifetime_test wire_test user_test priv_test \
+	 frag_test; do
 	"$here/$t" || failed=1
 done
 
