@@ -38,7 +38,7 @@ void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic)
 		size_t i, n = 0;
 
 		for (i = 0; i < VNETCTL_NR_STATS; i++) {
-			if (!(nic->stats_present & 1u << i))
+			if (!(nic->stats_present & 1ull << i))
 				continue;
 			fprintf(f, "%s%s %" PRIu64 "%s", n % 4 ? ", " : "  ",
 				vnetctl_stat_names[i], nic->stats[i],
@@ -109,7 +109,7 @@ static void print_json(const struct vnetctl_nic *nics, size_t nr)
 		if (nic->has_stats) {
 			json_open(&j, "stats", '{');
 			for (i = 0; i < VNETCTL_NR_STATS; i++)
-				if (nic->stats_present & 1u << i)
+				if (nic->stats_present & 1ull << i)
 					json_u64(&j, vnetctl_stat_names[i],
 						 nic->stats[i]);
 			json_close(&j, '}');

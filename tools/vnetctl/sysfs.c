@@ -303,7 +303,10 @@ const char *const vnetctl_stat_names[VNETCTL_NR_STATS] = {
 	"returned_unreachable", "returned_bad_segment", "returned_busy",
 	"bad_frames", "bad_source", "duplicates_dropped", "stale_acks",
 	"no_route", "rx_dropped", "tx_dropped", "mapper_sent",
-	"mapper_received", "mapper_dropped",
+	"mapper_received", "mapper_dropped", "nacks_sent_restart",
+	"nacks_received_restart", "returned_too_large", "trains_sent",
+	"fragments_sent", "trains_received", "fragments_received",
+	"trains_dropped",
 };
 
 static int read_u64(int dirfd, const char *name, uint64_t *val)
@@ -350,7 +353,7 @@ static void read_transport(int nicfd, struct vnetctl_nic *nic)
 		if (read_file(nicfd, path, buf, sizeof(buf)))
 			continue;
 		nic->stats[i] = strtoull(buf, NULL, 10);
-		nic->stats_present |= 1u << i;
+		nic->stats_present |= 1ull << i;
 	}
 	nic->has_stats = nic->stats_present != 0;
 }

@@ -38,7 +38,7 @@ struct vnetctl_ep {
 };
 
 /* The transport counters in /sys/class/vnet/<nic>/stats/, in this order. */
-#define VNETCTL_NR_STATS	27
+#define VNETCTL_NR_STATS	35
 extern const char *const vnetctl_stat_names[VNETCTL_NR_STATS];
 
 /*
@@ -71,7 +71,7 @@ struct vnetctl_nic {
 	char name[64];
 	char ifname[64];		/* empty: the loopback card */
 	uint64_t stats[VNETCTL_NR_STATS];
-	uint32_t stats_present;		/* bit i: stats[i] was read */
+	uint64_t stats_present;		/* bit i: stats[i] was read */
 	bool has_stats;			/* any of them */
 	uint32_t nic_id;
 	uint32_t frames;
