@@ -360,6 +360,50 @@ static int route_count(uint32_t nic)
 	return n;
 }
 
+/* A request from an endpoint on @from to one on @to, and its reply. */
+static int exchange(uint32_t from, uint32_t to)
+{
+	struct vnet_endpoint a, b;
+	struct vnet_desc r = vnet_short(1, 0, 7, 8);
+	const struct vnet_desc *d;
+	double deadline = vnet_now() + 5;
+	int got = 0;
+
+	if (vnet_endpoint_open(&a, from))
+		return -1;
+	if (vnet_endpoint_open(&b, to)) {
+		vnet_endpoint_close(&a);
+		return -1;
+	}
+	if (vnet_endpoint_set_tag(&b, 0x5eed) ||
+	    vnet_endpoint_map(&a, 0, b.name, 0x5eed) ||
+	    vnet_endpoint_post(&a, VNET_Q_REQ_SEND, &r, NULL, 0))
+		goto out;
+	while (got < 2 && vnet_now() < deadline) {
+		d = vnet_endpoint_peek(&b, VNET_Q_REQ_RECV);
+		if (d && got == 0) {
+			struct vnet_desc rep = vnet_short(2, 0, 9, 10);
+
+			rep.token = d->token;
+			if (!vnet_endpoint_post(&b, VNET_Q_REP_SEND, &rep,
+						NULL, 0)) {
+				vnet_endpoint_consume(&b, VNET_Q_REQ_RECV);
+				got = 1;
+			}
+		}
+		d = vnet_endpoint_peek(&a, VNET_Q_REP_RECV);
+		if (d) {
+			got = d->flags & VNET_DESC_RETURNED ? -1 : 2;
+			break;
+		}
+		vnet_endpoint_wait(&a, 10);
+	}
+out:
+	vnet_endpoint_close(&b);
+	vnet_endpoint_close(&a);
+	return got == 2 ? 0 : -1;
+}
+
 TEST_F(priv, renumber)
 {
 	struct vnet_endpoint ep;
@@ -368,6 +412,9 @@ TEST_F(priv, renumber)
 	uint32_t id;
 
 	ASSERT_EQ(0, route_add(NIC_A, NIC_B, self->mac_b));
+	ASSERT_EQ(0, route_add(NIC_B, NIC_A, self->mac_a));
+	ASSERT_EQ(0, exchange(NIC_A, NIC_B));
+	ASSERT_EQ(0, route_add(NIC_A, NIC_FREE, self->mac_b));
 	ASSERT_EQ(0, vnet_endpoint_open(&ep, NIC_A));
 	id = NIC_FREE;
 	EXPECT_EQ(-1, ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id));
@@ -380,18 +427,23 @@ TEST_F(priv, renumber)
 	id = VNET_MAX_NIC_ID + 1;
 	EXPECT_EQ(-1, ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(1, route_count(NIC_A));
+	EXPECT_EQ(2, route_count(NIC_A));
 
+	/* The route to NIC_B stays; the one to its own new number goes. */
 	id = NIC_FREE;
 	ASSERT_EQ(0, ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id));
 	EXPECT_EQ(0, stat("/sys/class/vnet/vnet13", &st));
 	EXPECT_EQ(-1, stat("/sys/class/vnet/vnet11", &st));
-	EXPECT_EQ(0, route_count(NIC_FREE));
+	EXPECT_EQ(1, route_count(NIC_FREE));
 
 	/* Endpoints on it now carry the new number; datagrams still flow. */
 	ASSERT_EQ(0, vnet_endpoint_open(&ep, NIC_FREE));
 	EXPECT_EQ(NIC_FREE, ep.name.nic);
 	vnet_endpoint_close(&ep);
+	/* Its peer knew it by the old number; under the new one, both ways. */
+	ASSERT_EQ(0, route_add(NIC_B, NIC_FREE, self->mac_a));
+	EXPECT_EQ(0, exchange(NIC_FREE, NIC_B));
+	EXPECT_EQ(0, exchange(NIC_B, NIC_FREE));
 	ASSERT_EQ(0, dgram_send(self->a, self->mac_b, "ok", 2));
 	EXPECT_EQ(2, dgram_recv(self->b, from, data, sizeof(data), 2000));
 }

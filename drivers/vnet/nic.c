@@ -248,14 +248,17 @@ int vnet_nic_detach(u32 nic_id)
 
 /*
  * Renumber @nic, for its mapper: only while it has no endpoints, whose
- * names carry the id.  The routes go too: they were installed for the old
- * number, and peers know this NIC by it; the mapper installs new ones.
+ * names carry the id.  The routes stay, since where the peers are has not
+ * changed, but for one to the new number, which is now this NIC's own.
+ * Peers keep no channel state for the new number, so the first packet
+ * on each channel comes back "resync" and goes again with SYNC, as after
+ * a reboot; with no endpoint there is no message in flight to lose.
  */
 int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 {
 	char name[sizeof(nic->name)];
-	u32 old, i;
 	int err = 0;
+	u32 old;
 
 	if (id > VNET_MAX_NIC_ID)
 		return -EINVAL;
@@ -279,9 +282,7 @@ int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 	old = nic->id;
 	strscpy(nic->name, name, sizeof(nic->name));
 	mutex_lock(&nic->fw_lock);
-	for (i = 0; i < nic->fw.max_peers; i++)
-		if (nic->fw.peers[i].valid)
-			vnet_fw_route_del(&nic->fw, nic->fw.peers[i].nic_id);
+	vnet_fw_route_del(&nic->fw, id);
 	nic->fw.nic_id = id;
 	mutex_unlock(&nic->fw_lock);
 	WRITE_ONCE(nic->id, id);
