@@ -472,6 +472,14 @@ int main(int argc, char **argv)
 		say(&d, "out of memory");
 		return 1;
 	}
+	/*
+	 * The operator's id is the NIC's from the start, granted or not: a
+	 * refused claim is refused by nobody routing it, and meanwhile the
+	 * NIC must not keep the placeholder id attach gave it, which a peer
+	 * may hold.  Ids from the leader wait for the table.
+	 */
+	if (cfg.nic_id)
+		op_set_id(&d, cfg.nic_id);
 	err = mapd_nic_routes(&d.nic, preset, &d);
 	if (err)
 		say(&d, "listing the routes %s had: %s", d.nic.name,
