@@ -93,7 +93,7 @@ static void emit_entry(struct mapd *m, enum mapd_event_kind kind,
 	mapd_emit(m, &ev);
 }
 
-/* Another entry of @t claiming @e's id, for a conflict's message. */
+/* The first other entry of @t claiming @e's id, for a conflict's message. */
 static const struct mapd_entry *rival(const struct mapd_table *t,
 				      const struct mapd_entry *e)
 {
@@ -133,7 +133,9 @@ static void entry_changed(struct mapd *m, const struct mapd_table *t,
 			emit_entry(m, MAPD_EV_DIED, b, 0);
 		break;
 	case MAPD_CONFLICT:
-		if (!a || a->state != MAPD_CONFLICT || a->id != b->id)
+		/* Once per id: from the claimant with the lowest MAC. */
+		if ((!a || a->state != MAPD_CONFLICT || a->id != b->id) &&
+		    mapd_mac_cmp(b->mac, rival(t, b)->mac) < 0)
 			emit_conflict(m, t, b, MAPD_EV_CONFLICT);
 		break;
 	}
