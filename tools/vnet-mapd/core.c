@@ -32,7 +32,7 @@ const char *mapd_config_error(const struct mapd_config *cfg)
 		return "the NIC's address is not a unicast Ethernet address";
 	if (!c.boot_id)
 		return "the boot id is zero";
-	if (c.nic_id > MAPD_MAX_ID)
+	if (c.nic_id > MAPD_MAX_ID || c.nic_id_now > MAPD_MAX_ID)
 		return "the NIC id is past 65535";
 	if (c.heartbeat_ms < 20 || c.heartbeat_ms > 60000)
 		return "the heartbeat must be 20 ms to 60 s";
@@ -108,6 +108,7 @@ struct mapd *mapd_create(const struct mapd_config *cfg,
 	m->next_tick = now;
 	m->next_hello = now;
 	m->next_retry = now + m->retry_ms;
+	m->applied_id = m->cfg.nic_id_now;
 	return m;
 }
 

@@ -118,7 +118,8 @@ struct mapd {
 	/* The installed table and what it says of this node. */
 	struct mapd_table inst;
 	uint32_t self_id;		/* MAPD_NO_ID unless ALIVE in it */
-	uint32_t applied_id;		/* what set_id last succeeded with */
+	uint32_t applied_id;		/* the NIC's id: nic_id_now, then */
+					/* what set_id last succeeded with */
 	bool refused;
 
 	/* Member: the version being assembled from chunks. */

@@ -79,7 +79,9 @@ struct mapd_config {
 	uint64_t boot_id;		/* nonzero; new when the host boots */
 	uint64_t hash_key;		/* random and secret: keys the hash */
 					/* of peers, against crafted MACs */
-	uint32_t nic_id;		/* the operator's id, or MAPD_NO_ID */
+	uint32_t nic_id;		/* the operator's id, or MAPD_NO_ID; */
+					/* the host gives it the NIC at once */
+	uint32_t nic_id_now;		/* the id the NIC has at start */
 	uint32_t heartbeat_ms;		/* 0: MAPD_HEARTBEAT_MS */
 	uint32_t dead_ms;		/* 0: MAPD_DEAD_MS */
 	uint32_t max_members;		/* 0: MAPD_MAX_MEMBERS */

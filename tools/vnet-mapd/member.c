@@ -348,7 +348,15 @@ void mapd_routes_sync(struct mapd *m)
 					m->routes_next[n++] = *r;
 				a++;
 			} else if (!r || r->id > d->id) {
-				if (pass)
+				/*
+				 * The NIC still has the id the table gives
+				 * another node (a placeholder, or an id this
+				 * node is about to lose): the kernel would
+				 * refuse it; try again when the id moves.
+				 */
+				if (pass && d->id == m->applied_id)
+					m->routes_retry = true;
+				else if (pass)
 					route_add(m, &n, d);
 				b++;
 			} else {

@@ -244,6 +244,7 @@ static void start_core(struct sim *s, struct sim_node *n)
 		.boot_id = n->boot_id,
 		.hash_key = sim_rand(s),
 		.nic_id = n->nic_id_cfg,
+		.nic_id_now = n->nic_id,
 		.heartbeat_ms = s->o.heartbeat_ms,
 		.dead_ms = s->o.dead_ms,
 		.max_members = s->o.max_members,
