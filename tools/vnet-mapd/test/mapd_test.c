@@ -401,4 +401,74 @@ TEST(random_partitions_heal_to_one_leader)
 	sim_free(s);
 }
 
+/*
+ * Chaos, twenty seeds: forty nodes, two of them configured with one id,
+ * 3% loss, 2% duplicated, latencies to 30 ms, a cap just above the
+ * cluster; rounds of up to six random events (deaths, reboots, clean
+ * stops, daemon restarts, partitions into two to four groups, heals, the
+ * leader's death) a random time apart, then a heal: every round must end
+ * converged.
+ */
+TEST(chaos_converges_after_every_round)
+{
+	uint32_t group[40], seed, rounds = 0;
+
+	for (seed = 100; seed < 120; seed++) {
+		struct sim_opts o = { .n = 40, .seed = seed, .loss_ppm = 3 * PPM,
+				      .dup_ppm = 2 * PPM, .lat_min_us = 50,
+				      .lat_max_us = 30000,
+				      .start_spread_ms = 3000,
+				      .max_members = 42 };
+		struct sim *s = sim_new(&o);
+		uint32_t round, e, i;
+
+		s->node[1].nic_id_cfg = 7;
+		s->node[2].nic_id_cfg = 7;
+		for (round = 0; round < 15; round++, rounds++) {
+			uint32_t events = 1 + sim_rand(s) % 6;
+
+			for (e = 0; e < events; e++) {
+				uint32_t k = sim_rand(s) % 40, g;
+				int32_t lead;
+
+				switch (sim_rand(s) % 6) {
+				case 0:
+					if (s->node[k].up)
+						sim_kill(s, k);
+					else
+						sim_boot(s, k);
+					break;
+				case 1:
+					if (s->node[k].up)
+						sim_stop(s, k);
+					break;
+				case 2:
+					if (s->node[k].up)
+						sim_restart_daemon(s, k);
+					break;
+				case 3:
+					g = 2 + sim_rand(s) % 3;
+					for (i = 0; i < 40; i++)
+						group[i] = sim_rand(s) % g;
+					sim_partition(s, group);
+					break;
+				case 4:
+					sim_heal(s);
+					break;
+				case 5:
+					lead = sim_leader(s);
+					if (lead >= 0)
+						sim_kill(s, lead);
+					break;
+				}
+				sim_run_for(s, sim_rand(s) % 1500);
+			}
+			sim_heal(s);
+			converge(_metadata, s, 20000);
+		}
+		sim_free(s);
+	}
+	TH_LOG("%u rounds of chaos, each converged after its heal", rounds);
+}
+
 TEST_HARNESS_MAIN
