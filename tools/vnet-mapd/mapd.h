@@ -13,8 +13,8 @@
  * believes a peer alive while it has heard from it within dead_ms.
  *
  * Election.  A node is *eligible* to lead once it has installed a table,
- * or once it has listened for two heartbeats and heard no eligible peer
- * (a cold start).  The leader is the eligible node with the lowest MAC
+ * or, on a cold start (no peer it hears is eligible), once it has listened
+ * for two heartbeats and hears no lower MAC.  The leader is the eligible node with the lowest MAC
  * among those a node believes alive, itself included.  Every node computes
  * this from its own view; the views agree once the HELLOs of the last
  * dead_ms have arrived, so the rule needs no votes.  A newcomer with the
@@ -42,12 +42,15 @@
  * gone or configured otherwise; then the other gets it.  A configured
  * claim on an id the leader assigned moves the assigned node to a new
  * id.  Ids held by two halves of a healed partition: the one the leader's
- * table already had keeps it, the other is renumbered.
+ * table already had keeps it, the other is renumbered; the leader that
+ * stepped down sends its DEAD entries along (MERGE), so the dead of its
+ * half keep theirs too.
  *
  * Routes.  Every node, leader included, makes the NIC's routes the ALIVE
- * entries other than its own: deletions first, then additions, and a
- * route deleted and added again when its node rebooted, so that messages
- * in flight to the old incarnation come back unreachable at once.
+ * entries other than its own: deletions first, then the NIC's new id,
+ * then additions, and a route deleted and added again when its node
+ * rebooted, so that messages in flight to the old incarnation come back
+ * unreachable at once.
  *
  * Bounds (H = heartbeat_ms, D = dead_ms, ticks every H/4): a dead node is
  * marked DEAD by the leader within D + H/4 of its last HELLO, and the new
