@@ -218,8 +218,16 @@ static void on_hello(struct mapd *m, const uint8_t src[6],
 		p->gone = false;
 		fresh = true;
 	} else if (p->gone) {
-		m->stats.rx_stale++;
-		return;
+		/*
+		 * A HELLO overtaken by the LEAVE is stale; one well after it
+		 * is the daemon started again on the same boot.
+		 */
+		if (m->now - p->left_at < m->resend_ms) {
+			m->stats.rx_stale++;
+			return;
+		}
+		p->gone = false;
+		fresh = true;
 	} else if (!mapd_peer_alive(m, p)) {
 		fresh = true;
 	}
@@ -255,6 +263,7 @@ static void on_leave(struct mapd *m, const uint8_t src[6],
 		return;
 	}
 	p->gone = true;
+	p->left_at = m->now;
 	if (m->have_leader && !mapd_mac_cmp(p->mac, m->leader))
 		mapd_elect(m);
 }

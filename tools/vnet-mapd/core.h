@@ -19,6 +19,7 @@ struct mapd_peer {
 	uint64_t prev_boot;		/* HELLOs still in flight from the */
 					/* incarnation before are dropped */
 	uint64_t last_heard;
+	uint64_t left_at;		/* when it said LEAVE */
 	uint32_t term;			/* its last HELLO */
 	uint32_t version;
 	uint32_t slot;			/* its place in mapd_view.slot */
@@ -27,7 +28,8 @@ struct mapd_peer {
 	uint8_t leader[6];		/* of its table */
 	uint8_t follows[6];
 	uint8_t flags;			/* MAPD_HELLO_* */
-	bool gone;			/* said LEAVE: dead until a new boot */
+	bool gone;			/* said LEAVE: dead until it says */
+					/* HELLO again, well after */
 	bool dead;			/* was past dead_ms at the last tick */
 };
 

@@ -260,6 +260,33 @@ TEST(daemon_restart_changes_no_route)
 	sim_free(s);
 }
 
+/*
+ * systemctl restart: the daemon says LEAVE, and the new one starts on the
+ * same boot a moment later.  It is back within a few heartbeats, not
+ * after its peers forget the one that left, with the same id and no
+ * route changed but its own withdrawal and return.
+ */
+TEST(daemon_restart_after_leave_is_back_at_once)
+{
+	struct sim_opts o = { .n = 32, .seed = 13 };
+	struct sim *s = cluster(_metadata, &o);
+	uint32_t k, id;
+	uint64_t t0;
+
+	sim_pick(s, 1, &k);
+	id = sim_id(s, k);
+	sim_stop(s, k);
+	sim_run_for(s, H);
+	EXPECT_FALSE(sim_anyone_routes(s, id));
+	t0 = sim_now_ms(s);
+	sim_restart_daemon(s, k);
+	converge(_metadata, s, D);
+	TH_LOG("restarted after a LEAVE: back everywhere after %llu ms",
+	       (unsigned long long)(sim_now_ms(s) - t0));
+	EXPECT_EQ(id, sim_id(s, k));
+	sim_free(s);
+}
+
 /* Every up node of partition @g agrees on one leader and one version. */
 static bool side_agrees(struct sim *s, uint32_t g)
 {
