@@ -20,7 +20,23 @@
 #define BIG_N		1024
 #endif
 
-TEST(a_thousand_nodes_converge_through_loss)
+/*
+ * The two longest tests run for a few seconds under ASan; the harness's
+ * default of 30 s per test leaves too little room on a loaded machine.
+ */
+FIXTURE(long_run) {
+	int unused;
+};
+
+FIXTURE_SETUP(long_run)
+{
+}
+
+FIXTURE_TEARDOWN(long_run)
+{
+}
+
+TEST_F_TIMEOUT(long_run, a_thousand_nodes_converge_through_loss, 300)
 {
 	struct sim_opts o = { .n = BIG_N, .seed = 1, .loss_ppm = PPM,
 			      .dup_ppm = PPM / 2 };
@@ -436,7 +452,7 @@ TEST(random_partitions_heal_to_one_leader)
  * leader's death) a random time apart, then a heal: every round must end
  * converged.
  */
-TEST(chaos_converges_after_every_round)
+TEST_F_TIMEOUT(long_run, chaos_converges_after_every_round, 300)
 {
 	uint32_t group[40], seed, rounds = 0;
 
