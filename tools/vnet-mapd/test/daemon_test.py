@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """vnet-mapd itself: real daemons, each with fakevnet.so standing in for
-its kernel, on a segment of Unix sockets, with a 100 ms heartbeat.  They
+its kernel, on a segment of Unix sockets, with a 200 ms heartbeat.  They
 converge (state files agree, routes are the other nodes); SIGTERM says
 LEAVE and removes the state file; SIGKILL is noticed within dead_ms; a
 restarted daemon gets its id back; two --nic-id claims of one id are
@@ -18,7 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 DAEMON = os.path.join(HERE, '..', 'vnet-mapd')
 SHIM = os.path.join(HERE, 'fakevnet.so')
-HB, DEAD = 100, 400
+HB, DEAD = 200, 1000
 
 
 class Node:
