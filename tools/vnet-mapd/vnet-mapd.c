@@ -457,16 +457,6 @@ int main(int argc, char **argv)
 	}
 	memcpy(cfg.mac, d.nic.mac, 6);
 	cfg.boot_id = d.boot_id = boot_id(d.nic.mac);
-	/*
-	 * The operator's id is the NIC's from the start, granted or not: a
-	 * refused claim is refused by nobody routing it, and meanwhile the
-	 * NIC must not keep the placeholder id attach gave it, which a peer
-	 * may hold.  Ids from the leader wait for the table; until then the
-	 * core routes no peer by the id the NIC has.
-	 */
-	if (cfg.nic_id)
-		op_set_id(&d, cfg.nic_id);
-	cfg.nic_id_now = d.nic.nic_id;
 	if (getrandom(&cfg.hash_key, sizeof(cfg.hash_key), 0) !=
 	    sizeof(cfg.hash_key)) {
 		say(&d, "getrandom: %s", strerror(errno));
@@ -477,6 +467,16 @@ int main(int argc, char **argv)
 		say(&d, "%s", bad);
 		return 2;
 	}
+	/*
+	 * The operator's id is the NIC's from the start, granted or not: a
+	 * refused claim is refused by nobody routing it, and meanwhile the
+	 * NIC must not keep the placeholder id attach gave it, which a peer
+	 * may hold.  Ids from the leader wait for the table; until then the
+	 * core routes no peer by the id the NIC has.
+	 */
+	if (cfg.nic_id)
+		op_set_id(&d, cfg.nic_id);
+	cfg.nic_id_now = d.nic.nic_id;
 	d.m = mapd_create(&cfg, &ops, &d, now_ms());
 	if (!d.m) {
 		say(&d, "out of memory");
