@@ -4,6 +4,7 @@
 # make install    libvnet (library, headers, vnet.pc) into $(DESTDIR)$(PREFIX)
 # make check      host unit tests, sparse, and the VM selftests
 # make demo       boot a VM, load the module and show paging at work
+# make bench-mapd the mapper's convergence against node count, simulated
 # make setup      install the Debian packages all of this needs
 
 KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 | sed 's|.*/linux-headers-||')
@@ -41,13 +42,16 @@ install: lib
 
 tools: lib
 	$(MAKE) -C tools/vnetctl
+	$(MAKE) -C tools/vnet-mapd
 
 selftests: ksft-headers lib
 	$(MAKE) -C selftests
 
+# The host unit tests: the firmware, the residency policy, the mapper.
 fwtests: ksft-headers
 	$(MAKE) -C firmware/test
 	$(MAKE) -C drivers/vnet/test
+	$(MAKE) -C tools/vnet-mapd/test
 
 ksft-headers: $(KSFT_DIR)/kselftest_harness.h
 
@@ -84,6 +88,12 @@ bench-wire: setup all
 OVERCOMMIT_OUT := build/bench-overcommit
 BENCH_SECONDS ?= 2
 
+# The mapper's convergence time, datagrams and join and death times for
+# 16 to 1024 nodes, on the simulated segment (tools/vnet-mapd/test).
+.PHONY: bench-mapd
+bench-mapd:
+	$(MAKE) -C tools/vnet-mapd bench
+
 .PHONY: bench-overcommit
 bench-overcommit: setup all
 	@st=0; for n in 1 2; do \
@@ -105,6 +115,7 @@ clean:
 	$(MAKE) -C firmware/test clean
 	$(MAKE) -C drivers/vnet/test clean
 	$(MAKE) -C tools/vnetctl clean
+	$(MAKE) -C tools/vnet-mapd clean
 	$(MAKE) -C tools/lib/vnet clean
 	$(MAKE) -C selftests clean
 

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The leader's side: every tick it rebuilds the table from what it hears
+ * (reconcile()), and publishes a new version when that differs from the
+ * installed one or its term had to go up.  A member that reports an older
+ * version gets every chunk again, at most every resend_ms.
+ *
+ * reconcile() sorts each entry into a class, then settles each id:
+ *   AC  alive, claims the id by configuration
+ *   AI  alive, and the table already gave it this id
+ *   AN  alive, brings an id from elsewhere (the other half of a healed
+ *       partition) or has none yet
+ *   DX  dead, in the table
+ *   DH  dead, a MERGE hint from a leader that stepped down
+ * Two or more AC on an id: all CONFLICT, nobody gets it.  One AC: it gets
+ * the id.  Otherwise the AI keeps it, or else the AN with the lowest MAC,
+ * or else the lowest DX, or else the lowest DH.  Alive losers get the
+ * lowest free ids, in MAC order; dead losers leave the table.
+ */
+#include "core.h"
+
+enum cls { C_DROP, C_AC, C_AI, C_AN, C_DX, C_DH };
+
+#define SELF_PEER	UINT32_MAX
+
+/* What this node hears of @mac now; false if it is not alive. */
+struct live {
+	uint64_t boot;
+	uint16_t id;			/* claimed or held; MAPD_NO_ID */
+	bool configured;
+};
+
+static bool live_of(const struct mapd *m, const uint8_t mac[6],
+		    struct live *l)
+{
+	const struct mapd_peer *p;
+
+	if (mapd_is_self(m, mac)) {
+		l->boot = m->cfg.boot_id;
+		l->configured = m->cfg.nic_id != MAPD_NO_ID;
+		l->id = l->configured ? m->cfg.nic_id : m->self_id;
+		return true;
+	}
+	p = mapd_view_find(&m->view, mac);
+	if (!p || !mapd_peer_alive(m, p))
+		return false;
+	l->boot = p->boot;
+	l->configured = p->flags & MAPD_HELLO_CONFIGURED;
+	l->id = p->flags & (MAPD_HELLO_CONFIGURED | MAPD_HELLO_HAS_ID) ?
+		p->id : MAPD_NO_ID;
+	return true;
+}
+
+/* The installed table's entries as they stand now, into next. */
+static void carry_over(struct mapd *m)
+{
+	uint32_t i;
+
+	m->next.n = 0;
+	for (i = 0; i < m->inst.n; i++) {
+		struct mapd_entry *e = &m->next.e[m->next.n];
+		uint8_t *c = &m->cls[m->next.n];
+		struct live l;
+
+		*e = m->inst.e[i];
+		if (!live_of(m, e->mac, &l)) {
+			/* A refused claim held nothing to keep. */
+			if (e->state == MAPD_CONFLICT)
+				continue;
+			e->state = MAPD_DEAD;
+			*c = C_DX;
+		} else if (l.configured) {
+			e->id = l.id;
+			e->flags |= MAPD_ENTRY_CONFIGURED;
+			*c = C_AC;
+		} else {
+			e->flags &= ~MAPD_ENTRY_CONFIGURED;
+			*c = e->state == MAPD_CONFLICT ? C_AN : C_AI;
+			if (e->state == MAPD_CONFLICT)
+				e->id = MAPD_NO_ID;
+		}
+		if (*c != C_DX) {
+			e->boot = l.boot;
+			e->state = MAPD_ALIVE;
+		}
+		m->next.n++;
+	}
+}
+
+static int newcomer_cmp(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct mapd *m = ctx;
+	const uint8_t *ma = a == SELF_PEER ? m->cfg.mac : m->view.peer[a].mac;
+	const uint8_t *mb = b == SELF_PEER ? m->cfg.mac : m->view.peer[b].mac;
+
+	return mapd_mac_cmp(ma, mb);
+}
+
+static int hint_cmp(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct mapd_entry *e = ctx;
+
+	return mapd_mac_cmp(e[a].mac, e[b].mac);
+}
+
+/* Merge the @n sorted entries in m->stage into the sorted next, in place. */
+static void merge_staged(struct mapd *m, uint32_t n)
+{
+	struct mapd_entry *e = m->next.e, *stage = m->stage;
+	uint8_t *cls = m->cls, *scls = cls + m->cfg.max_members;
+	uint32_t i = m->next.n, j = n, k = m->next.n + n;
+
+	while (j) {
+		if (i && mapd_mac_cmp(e[i - 1].mac, stage[j - 1].mac) > 0) {
+			e[--k] = e[--i];
+			cls[k] = cls[i];
+		} else {
+			e[--k] = stage[--j];
+			cls[k] = scls[j];
+		}
+	}
+	m->next.n += n;
+}
+
+/* Room for @need more entries, making it from DEAD ones if it must. */
+static uint32_t make_room(struct mapd *m, uint32_t need)
+{
+	uint32_t i, room = m->cfg.max_members - m->next.n, evicted = 0;
+
+	/* A live node matters more than a dead one's reservation. */
+	for (i = m->next.n; i-- > 0 && room + evicted < need;) {
+		if (m->cls[i] == C_DX && !mapd_is_self(m, m->next.e[i].mac)) {
+			m->cls[i] = C_DROP;
+			evicted++;
+		}
+	}
+	if (evicted) {
+		uint32_t k = 0;
+
+		for (i = 0; i < m->next.n; i++) {
+			if (m->cls[i] == C_DROP)
+				continue;
+			m->next.e[k] = m->next.e[i];
+			m->cls[k++] = m->cls[i];
+		}
+		m->next.n = k;
+	}
+	return m->cfg.max_members - m->next.n;
+}
+
+/* Alive nodes the table does not list yet, the lowest MACs first. */
+static void admit_newcomers(struct mapd *m)
+{
+	struct mapd_entry *stage = m->stage;
+	uint8_t *scls = m->cls + m->cfg.max_members;
+	uint32_t *nc = m->idx, n = 0, i, room;
+
+	if (mapd_table_find(&m->inst, m->cfg.mac) < 0)
+		nc[n++] = SELF_PEER;
+	for (i = 0; i < m->view.n; i++) {
+		const struct mapd_peer *p = &m->view.peer[i];
+
+		if (mapd_peer_alive(m, p) && mapd_table_find(&m->inst, p->mac) < 0)
+			nc[n++] = i;
+	}
+	if (!n) {
+		m->full_reported = 0;
+		return;
+	}
+	mapd_sort(nc, n, newcomer_cmp, m);
+	room = make_room(m, n);
+	if (n > room && n - room != m->full_reported) {
+		struct mapd_event ev = { .kind = MAPD_EV_FULL,
+					 .count = n - room };
+
+		mapd_emit(m, &ev);
+	}
+	m->full_reported = n > room ? n - room : 0;
+	if (n > room)
+		n = room;
+	for (i = 0; i < n; i++) {
+		const uint8_t *mac = nc[i] == SELF_PEER ? m->cfg.mac :
+				     m->view.peer[nc[i]].mac;
+		struct live l;
+
+		live_of(m, mac, &l);
+		memset(&stage[i], 0, sizeof(stage[i]));
+		memcpy(stage[i].mac, mac, 6);
+		stage[i].boot = l.boot;
+		stage[i].id = l.id;
+		stage[i].state = MAPD_ALIVE;
+		stage[i].flags = l.configured ? MAPD_ENTRY_CONFIGURED : 0;
+		scls[i] = l.configured ? C_AC : C_AN;
+	}
+	merge_staged(m, n);
+}
+
+/* MERGE hints for MACs the table lacks, while there is room. */
+static void admit_hints(struct mapd *m)
+{
+	struct mapd_entry *stage = m->stage;
+	uint8_t *scls = m->cls + m->cfg.max_members;
+	const struct mapd_entry *h = m->pend.e;
+	uint32_t *idx = m->idx, i, n = 0;
+	uint32_t room = m->cfg.max_members - m->next.n;
+
+	for (i = 0; i < m->nhints; i++)
+		idx[i] = i;
+	mapd_sort(idx, m->nhints, hint_cmp, h);
+	for (i = 0; i < m->nhints && n < room; i++) {
+		const struct mapd_entry *e = &h[idx[i]];
+
+		if ((n && !mapd_mac_cmp(stage[n - 1].mac, e->mac)) ||
+		    mapd_table_find(&m->next, e->mac) >= 0)
+			continue;
+		stage[n] = *e;
+		scls[n++] = C_DH;
+	}
+	m->nhints = 0;
+	merge_staged(m, n);
+}
+
+static int by_id_mac(const void *ctx, uint32_t a, uint32_t b)
+{
+	const struct mapd_entry *e = ctx;
+
+	if (e[a].id != e[b].id)
+		return (int)e[a].id - (int)e[b].id;
+	return mapd_mac_cmp(e[a].mac, e[b].mac);
+}
+
+static bool cls_alive(uint8_t c)
+{
+	return c == C_AC || c == C_AI || c == C_AN;
+}
+
+/* Settle the entries sharing one id, idx[from..to), sorted by MAC. */
+static void settle_id(struct mapd *m, const uint32_t *idx, uint32_t from,
+		      uint32_t to)
+{
+	static const uint8_t order[] = { C_AI, C_AN, C_DX, C_DH };
+	struct mapd_entry *e = m->next.e;
+	uint32_t i, k, ac = 0, winner = UINT32_MAX;
+
+	for (i = from; i < to; i++)
+		ac += m->cls[idx[i]] == C_AC;
+	for (k = 0; !ac && k < sizeof(order) && winner == UINT32_MAX; k++)
+		for (i = from; i < to && winner == UINT32_MAX; i++)
+			if (m->cls[idx[i]] == order[k])
+				winner = idx[i];
+	for (i = from; i < to; i++) {
+		uint32_t x = idx[i];
+
+		if (m->cls[x] == C_AC)
+			e[x].state = ac > 1 ? MAPD_CONFLICT : MAPD_ALIVE;
+		else if (x == winner)
+			continue;
+		else if (cls_alive(m->cls[x]))
+			e[x].id = MAPD_NO_ID;
+		else
+			m->cls[x] = C_DROP;
+	}
+}
+
+static void id_set(uint64_t *ids, uint32_t id)
+{
+	ids[id / 64] |= 1ULL << (id % 64);
+}
+
+static bool id_used(const uint64_t *ids, uint32_t id)
+{
+	return ids[id / 64] & (1ULL << (id % 64));
+}
+
+static void settle_ids(struct mapd *m)
+{
+	struct mapd_entry *e = m->next.e;
+	uint32_t *idx = m->idx, n = 0, i, j, k, cursor = 1;
+
+	for (i = 0; i < m->next.n; i++)
+		if (e[i].id != MAPD_NO_ID)
+			idx[n++] = i;
+	mapd_sort(idx, n, by_id_mac, e);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && e[idx[j]].id == e[idx[i]].id; j++)
+			;
+		settle_id(m, idx, i, j);
+	}
+
+	memset(m->ids, 0, (MAPD_MAX_ID + 1) / 8);
+	id_set(m->ids, MAPD_NO_ID);
+	for (i = 0; i < m->next.n; i++)
+		if (m->cls[i] != C_DROP && e[i].id != MAPD_NO_ID)
+			id_set(m->ids, e[i].id);
+	for (i = 0, k = 0; i < m->next.n; i++) {
+		if (m->cls[i] == C_DROP)
+			continue;
+		if (e[i].id == MAPD_NO_ID) {
+			/* max_members < MAPD_MAX_ID: never runs out */
+			while (id_used(m->ids, cursor))
+				cursor++;
+			e[i].id = cursor;
+			id_set(m->ids, cursor);
+		}
+		e[k] = e[i];
+		m->cls[k++] = m->cls[i];
+	}
+	m->next.n = k;
+}
+
+/* The table as it should be now, into m->next. */
+static void reconcile(struct mapd *m)
+{
+	carry_over(m);
+	admit_newcomers(m);
+	admit_hints(m);
+	settle_ids(m);
+}
+
+static void publish(struct mapd *m)
+{
+	uint32_t c, chunks = mapd_chunks(m->inst.n);
+
+	for (c = 0; c < chunks; c++) {
+		size_t len = mapd_wire_table(m->buf, m->cfg.boot_id,
+					     m->inst.term, m->inst.version,
+					     m->inst.n, c, m->inst.e);
+
+		m->ops.send(m->ctx, mapd_broadcast, m->buf, len);
+		m->stats.tx_table++;
+	}
+	m->sent_at = m->now;
+	m->resend = false;
+}
+
+void mapd_leader_tick(struct mapd *m)
+{
+	uint32_t term = m->inst.term;
+	bool force = false;
+
+	if (m->takeover || m->bump) {
+		uint32_t top = m->max_term > term ? m->max_term : term;
+
+		if (top + 1 < MAPD_TERM_LIMIT) {
+			term = top + 1;
+			force = true;
+		}
+		if (m->takeover) {
+			struct mapd_event ev = { .kind = MAPD_EV_LEADING,
+						 .term = term };
+
+			memcpy(ev.mac, m->cfg.mac, 6);
+			mapd_emit(m, &ev);
+			mapd_send_hello(m, mapd_broadcast);
+		}
+		m->takeover = false;
+		m->bump = false;
+	}
+	reconcile(m);
+	if (force || !mapd_table_same(&m->next, &m->inst)) {
+		m->next.term = term;
+		m->next.version = m->inst.version + 1;
+		memcpy(m->next.leader, m->cfg.mac, 6);
+		if (term > m->max_term)
+			m->max_term = term;
+		mapd_install(m, &m->next);
+		m->stats.publishes++;
+		publish(m);
+	} else if (m->resend && m->now - m->sent_at >= m->resend_ms) {
+		m->stats.resends++;
+		publish(m);
+	}
+}
+
+/*
+ * A HELLO reached the leader.  A node heard for the first time gets a
+ * HELLO straight back; a table published by someone else with a term as
+ * high as ours means ours must go higher; a node that follows us with an
+ * older version lost a chunk, or followed its old leader when we published.
+ */
+void mapd_leader_heard(struct mapd *m, const struct mapd_peer *p, bool fresh)
+{
+	if (fresh)
+		mapd_send_hello(m, p->mac);
+	if (p->term > m->inst.term ||
+	    (p->term && p->term == m->inst.term && !mapd_is_self(m, p->leader)))
+		m->bump = true;
+	if ((p->term < m->inst.term ||
+	     (p->term == m->inst.term && p->version < m->inst.version)) &&
+	    mapd_is_self(m, p->follows))
+		m->resend = true;
+}
+
+/* MERGE hints from a leader that stepped down, for the next reconcile. */
+void mapd_leader_merge(struct mapd *m, const uint8_t src[6],
+		       const struct mapd_msg *msg)
+{
+	const struct mapd_peer *p = mapd_view_find(&m->view, src);
+	struct mapd_entry e;
+	uint32_t i;
+
+	if (!m->am_leader || !p || !mapd_peer_alive(m, p) ||
+	    p->boot != msg->boot) {
+		m->stats.rx_forged++;
+		return;
+	}
+	for (i = 0; i < msg->merge.count; i++) {
+		if (!mapd_wire_entry(msg->merge.data, i, &e)) {
+			m->stats.rx_bad++;
+			return;
+		}
+	}
+	for (i = 0; i < msg->merge.count && m->nhints < m->cfg.max_members; i++) {
+		mapd_wire_entry(msg->merge.data, i, &e);
+		if (e.state == MAPD_DEAD && mapd_table_find(&m->inst, e.mac) < 0)
+			m->pend.e[m->nhints++] = e;
+	}
+}
