@@ -18,6 +18,9 @@ void vnetctl_usage(FILE *f)
 		"Commands:\n"
 		"  status [--json]         NICs, frame residency, paging counters and\n"
 		"                          endpoints, from " VNET_SYSFS_CLASS "\n"
+		"  cluster [--json] [--state-dir DIR] [IFNAME...]\n"
+		"                          the cluster as each interface's vnet-mapd\n"
+		"                          sees it: ids, MACs, leader, table, states\n"
 		"  attach IFNAME [--nic-id N] [--frames N]\n"
 		"                          put a new NIC on an Ethernet interface,\n"
 		"                          with N endpoint frames (default: frames=)\n"
@@ -132,6 +135,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "status"))
 		return vnetctl_cmd_status(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cluster"))
+		return vnetctl_cmd_cluster(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bench"))
 		return vnetctl_cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(cmd, "attach"))
