@@ -3,6 +3,7 @@
 # make            build vnet.ko against Debian's linux-headers and the tools
 # make install    libvnet (library, headers, vnet.pc) into $(DESTDIR)$(PREFIX)
 # make check      host unit tests, sparse, and the VM selftests
+# make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
 # make bench-mapd the mapper's convergence against node count, simulated
 # make setup      install the Debian packages all of this needs
@@ -68,6 +69,13 @@ checkpatch: ksft-headers
 
 check: all
 	tools/testing/check
+
+# Four guests, each with its own kernel, on one private switch
+# (tools/vm/cluster): AM traffic between every pair, a node power-cut and
+# booted again, a link cut (selftests/cluster/run.sh).
+.PHONY: check-cluster
+check-cluster: all
+	tools/vm/cluster --nodes 4 --timeout 600 -- selftests/cluster/run.sh
 
 demo: setup all
 	tools/vm/run -- tools/testing/demo
