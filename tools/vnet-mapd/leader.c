@@ -7,19 +7,25 @@
  *
  * reconcile() sorts each entry into a class, then settles each id:
  *   AC  alive, claims the id by configuration
+ *   ACH alive, claims the id by configuration, and the table already
+ *       gives it this id, ALIVE
  *   AI  alive, and the table already gave it this id
  *   AN  alive, brings an id from elsewhere (the other half of a healed
  *       partition) or has none yet
  *   DX  dead, in the table
  *   DH  dead, a MERGE hint from a leader that stepped down
- * Two or more AC on an id: all CONFLICT, nobody gets it.  One AC: it gets
- * the id.  Otherwise the AI keeps it, or else the AN with the lowest MAC,
- * or else the lowest DX, or else the lowest DH.  Alive losers get the
- * lowest free ids, in MAC order; dead losers leave the table.
+ * Live ownership is sticky: an AI keeps its id, and every AC on it is
+ * CONFLICT (refused to the claimant alone), since anyone on the segment
+ * can say HELLO with a configured id and must not take a live node's.
+ * Otherwise two or more AC/ACH on an id: all CONFLICT, nobody gets it (an
+ * operator's mistake, shown on both).  One AC/ACH: it gets the id.
+ * Otherwise the AN with the lowest MAC, or else the lowest DX, or else
+ * the lowest DH.  Alive losers get the lowest free ids, in MAC order;
+ * dead losers leave the table.
  */
 #include "core.h"
 
-enum cls { C_DROP, C_AC, C_AI, C_AN, C_DX, C_DH };
+enum cls { C_DROP, C_AC, C_ACH, C_AI, C_AN, C_DX, C_DH };
 
 #define SELF_PEER	UINT32_MAX
 
@@ -70,9 +76,10 @@ static void carry_over(struct mapd *m)
 			e->state = MAPD_DEAD;
 			*c = C_DX;
 		} else if (l.configured) {
+			*c = e->state == MAPD_ALIVE && e->id == l.id ?
+			     C_ACH : C_AC;
 			e->id = l.id;
 			e->flags |= MAPD_ENTRY_CONFIGURED;
-			*c = C_AC;
 		} else {
 			e->flags &= ~MAPD_ENTRY_CONFIGURED;
 			*c = e->state == MAPD_CONFLICT ? C_AN : C_AI;
@@ -231,7 +238,12 @@ static int by_id_mac(const void *ctx, uint32_t a, uint32_t b)
 
 static bool cls_alive(uint8_t c)
 {
-	return c == C_AC || c == C_AI || c == C_AN;
+	return c == C_AC || c == C_ACH || c == C_AI || c == C_AN;
+}
+
+static bool cls_claims(uint8_t c)
+{
+	return c == C_AC || c == C_ACH;
 }
 
 /* Settle the entries sharing one id, idx[from..to), sorted by MAC. */
@@ -241,18 +253,23 @@ static void settle_id(struct mapd *m, const uint32_t *idx, uint32_t from,
 	static const uint8_t order[] = { C_AI, C_AN, C_DX, C_DH };
 	struct mapd_entry *e = m->next.e;
 	uint32_t i, k, ac = 0, winner = UINT32_MAX;
+	bool held = false;
 
-	for (i = from; i < to; i++)
-		ac += m->cls[idx[i]] == C_AC;
-	for (k = 0; !ac && k < sizeof(order) && winner == UINT32_MAX; k++)
+	for (i = from; i < to; i++) {
+		ac += cls_claims(m->cls[idx[i]]);
+		held |= m->cls[idx[i]] == C_AI;
+	}
+	for (k = 0; (!ac || held) && k < sizeof(order) && winner == UINT32_MAX;
+	     k++)
 		for (i = from; i < to && winner == UINT32_MAX; i++)
 			if (m->cls[idx[i]] == order[k])
 				winner = idx[i];
 	for (i = from; i < to; i++) {
 		uint32_t x = idx[i];
 
-		if (m->cls[x] == C_AC)
-			e[x].state = ac > 1 ? MAPD_CONFLICT : MAPD_ALIVE;
+		if (cls_claims(m->cls[x]))
+			e[x].state = ac > 1 || held ? MAPD_CONFLICT :
+				     MAPD_ALIVE;
 		else if (x == winner)
 			continue;
 		else if (cls_alive(m->cls[x]))

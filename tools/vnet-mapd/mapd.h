@@ -39,9 +39,14 @@
  * gets the lowest free one; one started with --nic-id claims that one.
  * An id claimed by two alive nodes' configurations is given to neither
  * (both entries CONFLICT, no route to it anywhere) until one of them is
- * gone or configured otherwise; then the other gets it.  A configured
- * claim on an id the leader assigned moves the assigned node to a new
- * id.  Ids held by two halves of a healed partition: the one the leader's
+ * gone or configured otherwise; then the other gets it.  Live ownership
+ * of an assigned id is sticky: a configured claim on an id the leader
+ * assigned to a node that is alive is refused to the claimant alone
+ * (CONFLICT beside the holder's ALIVE entry) until the holder is dead or
+ * has left; then the claimant gets it, and the old holder a new id when
+ * it is back.  A configured claim on a free id, or on a dead node's, gets
+ * it at once.  (Without this, any host could take any node's id with one
+ * HELLO.)  Ids held by two halves of a healed partition: the one the leader's
  * table already had keeps it, the other is renumbered; the leader that
  * stepped down sends its DEAD entries along (MERGE), so the dead of its
  * half keep theirs too.
@@ -93,8 +98,9 @@ struct mapd_config {
 enum mapd_state {
 	MAPD_ALIVE = 1,
 	MAPD_DEAD = 2,
-	MAPD_CONFLICT = 3,		/* claims an id another alive node */
-					/* claims too: refused to both */
+	MAPD_CONFLICT = 3,		/* configured with an id another */
+					/* alive node claims or holds: */
+					/* refused */
 };
 
 #define MAPD_ENTRY_CONFIGURED	0x01	/* the id is the operator's */
@@ -123,6 +129,10 @@ enum mapd_event_kind {
 				/* other claims it too */
 	MAPD_EV_FULL,		/* leader: count newcomers not admitted, */
 				/* the table is full */
+	MAPD_EV_HELD,		/* mac's configured id is other's, which */
+				/* is alive and keeps it: mac refused */
+	MAPD_EV_REFUSED_HELD,	/* this node's configured id is other's, */
+				/* alive: refused to this node */
 };
 
 struct mapd_event {

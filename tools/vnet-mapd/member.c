@@ -105,13 +105,29 @@ static const struct mapd_entry *rival(const struct mapd_table *t,
 	return e;
 }
 
+/* The entry that holds @e's id while @e's claim on it is refused, if any. */
+static const struct mapd_entry *holder(const struct mapd_table *t,
+				       const struct mapd_entry *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->e[i].id == e->id && t->e[i].state != MAPD_CONFLICT)
+			return &t->e[i];
+	return NULL;
+}
+
 static void emit_conflict(struct mapd *m, const struct mapd_table *t,
 			  const struct mapd_entry *e, enum mapd_event_kind kind)
 {
+	const struct mapd_entry *h = holder(t, e);
 	struct mapd_event ev = { .kind = kind, .id = e->id };
 
+	if (h)
+		ev.kind = kind == MAPD_EV_REFUSED ? MAPD_EV_REFUSED_HELD :
+			  MAPD_EV_HELD;
 	memcpy(ev.mac, e->mac, 6);
-	memcpy(ev.other, rival(t, e)->mac, 6);
+	memcpy(ev.other, (h ? h : rival(t, e))->mac, 6);
 	mapd_emit(m, &ev);
 }
 
@@ -133,9 +149,12 @@ static void entry_changed(struct mapd *m, const struct mapd_table *t,
 			emit_entry(m, MAPD_EV_DIED, b, 0);
 		break;
 	case MAPD_CONFLICT:
-		/* Once per id: from the claimant with the lowest MAC. */
+		/*
+		 * Once per id from the claimant with the lowest MAC; once per
+		 * claimant when a live holder keeps the id.
+		 */
 		if ((!a || a->state != MAPD_CONFLICT || a->id != b->id) &&
-		    mapd_mac_cmp(b->mac, rival(t, b)->mac) < 0)
+		    (holder(t, b) || mapd_mac_cmp(b->mac, rival(t, b)->mac) < 0))
 			emit_conflict(m, t, b, MAPD_EV_CONFLICT);
 		break;
 	}

@@ -143,7 +143,7 @@ static void new_table(struct fuzz *f)
 		e->state = rnd(f) % 4 ? MAPD_ALIVE : MAPD_DEAD;
 	}
 	qsort(table, table_n, sizeof(table[0]), by_mac);
-	/* Now and then a pair of refused claims, or a broken table. */
+	/* Now and then a pair of refused claims, or one beside its holder. */
 	if (table_n > 2 && rnd(f) % 4 == 0) {
 		table[1].id = table[2].id;
 		table[1].state = MAPD_CONFLICT;
