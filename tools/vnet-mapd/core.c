@@ -142,7 +142,6 @@ static void set_leader(struct mapd *m, const uint8_t *mac)
 	} else if (!self && m->am_leader) {
 		m->am_leader = false;
 		m->takeover = false;
-		m->bump = false;
 		m->nhints = 0;
 		m->merge_due = true;
 		m->hello_now = true;
@@ -239,8 +238,10 @@ static void on_hello(struct mapd *m, const uint8_t src[6],
 	memcpy(p->follows, h->follows, 6);
 	p->id = h->id;
 	p->flags = h->flags;
-	if (h->term > m->max_term)
-		m->max_term = h->term;
+	/*
+	 * The term a HELLO reports feeds nothing here: anyone can say any
+	 * term, and one near MAPD_TERM_LIMIT would stop every term after it.
+	 */
 
 	/* The election, kept current without a pass over every peer. */
 	if (candidate(m, p)) {

@@ -61,6 +61,7 @@ struct mapd_table {
 	uint32_t term;
 	uint32_t version;
 	uint8_t leader[6];
+	uint64_t boot;			/* the leader's, when it published */
 };
 
 static inline int mapd_mac_cmp(const uint8_t *a, const uint8_t *b)
@@ -113,9 +114,9 @@ struct mapd {
 	bool have_leader;
 	bool am_leader;
 	bool takeover;			/* became leader: new term at tick */
-	bool bump;			/* a term as high as ours elsewhere */
 	uint8_t leader[6];
-	uint32_t max_term;		/* highest heard */
+	uint32_t max_term;		/* highest of the tables installed */
+	uint32_t pub_version;		/* last version this node published */
 
 	/* The installed table and what it says of this node. */
 	struct mapd_table inst;

@@ -350,18 +350,37 @@ static void publish(struct mapd *m)
 	m->resend = false;
 }
 
+/*
+ * The (term, version) of this leader's next table.  A takeover goes one
+ * term above every table this node installed; at MAPD_TERM_LIMIT the term
+ * stays, which is safe since members compare terms only between tables of
+ * one leader.  The version goes above both the installed table's and the
+ * last this node published, so a member still holding an older table of
+ * this leader takes the new one even at the limit.
+ */
+static void next_term(struct mapd *m, uint32_t *term, uint32_t *version)
+{
+	uint32_t v = m->inst.version > m->pub_version ? m->inst.version :
+		     m->pub_version;
+
+	*term = m->inst.term;
+	if (m->takeover)
+		*term = m->max_term + 1 < MAPD_TERM_LIMIT ? m->max_term + 1 :
+			MAPD_TERM_LIMIT - 1;
+	if (v == UINT32_MAX && *term + 1 < MAPD_TERM_LIMIT) {
+		++*term;
+		v = 0;
+	}
+	*version = v == UINT32_MAX ? v : v + 1;
+}
+
 void mapd_leader_tick(struct mapd *m)
 {
-	uint32_t term = m->inst.term;
-	bool force = false;
+	uint32_t term, version;
 
-	if (m->takeover || m->bump) {
-		uint32_t top = m->max_term > term ? m->max_term : term;
-
-		if (top + 1 < MAPD_TERM_LIMIT) {
-			term = top + 1;
-			force = true;
-		}
+	reconcile(m);
+	if (m->takeover || !mapd_table_same(&m->next, &m->inst)) {
+		next_term(m, &term, &version);
 		if (m->takeover) {
 			struct mapd_event ev = { .kind = MAPD_EV_LEADING,
 						 .term = term };
@@ -369,17 +388,13 @@ void mapd_leader_tick(struct mapd *m)
 			memcpy(ev.mac, m->cfg.mac, 6);
 			mapd_emit(m, &ev);
 			mapd_send_hello(m, mapd_broadcast);
+			m->takeover = false;
 		}
-		m->takeover = false;
-		m->bump = false;
-	}
-	reconcile(m);
-	if (force || !mapd_table_same(&m->next, &m->inst)) {
 		m->next.term = term;
-		m->next.version = m->inst.version + 1;
+		m->next.version = version;
+		m->next.boot = m->cfg.boot_id;
 		memcpy(m->next.leader, m->cfg.mac, 6);
-		if (term > m->max_term)
-			m->max_term = term;
+		m->pub_version = version;
 		mapd_install(m, &m->next);
 		m->stats.publishes++;
 		publish(m);
@@ -391,20 +406,18 @@ void mapd_leader_tick(struct mapd *m)
 
 /*
  * A HELLO reached the leader.  A node heard for the first time gets a
- * HELLO straight back; a table published by someone else with a term as
- * high as ours means ours must go higher; a node that follows us with an
- * older version lost a chunk, or followed its old leader when we published.
+ * HELLO straight back; a node that follows us but holds another leader's
+ * table, or an older one of ours, lost a chunk or followed its old leader
+ * when we published: it gets the table again.
  */
 void mapd_leader_heard(struct mapd *m, const struct mapd_peer *p, bool fresh)
 {
 	if (fresh)
 		mapd_send_hello(m, p->mac);
-	if (p->term > m->inst.term ||
-	    (p->term && p->term == m->inst.term && !mapd_is_self(m, p->leader)))
-		m->bump = true;
-	if ((p->term < m->inst.term ||
-	     (p->term == m->inst.term && p->version < m->inst.version)) &&
-	    mapd_is_self(m, p->follows))
+	if (!mapd_is_self(m, p->follows))
+		return;
+	if (!mapd_is_self(m, p->leader) || p->term < m->inst.term ||
+	    (p->term == m->inst.term && p->version < m->inst.version))
 		m->resend = true;
 }
 

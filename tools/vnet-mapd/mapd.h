@@ -20,18 +20,23 @@
  * dead_ms have arrived, so the rule needs no votes.  A newcomer with the
  * lowest MAC first takes the table as a member and only then takes over,
  * so no leader ever starts from less than the table it replaces.  A node
- * that becomes leader takes term = 1 + the highest term it has seen, and
- * a leader that hears a term as high as its own from a table it did not
- * publish takes a higher one: after a partition heals, the surviving
- * leader's term is above both halves', so every node accepts its table.
+ * that becomes leader takes term = 1 + the highest term of the tables it
+ * installed (never one a HELLO reports: anyone can say any term), and
+ * stays at MAPD_TERM_LIMIT - 1 once there.  A member takes a table only
+ * from the node it believes leads: any table of another leader, or of
+ * another incarnation of it, since it elected that leader; of the same
+ * one only a newer (term, version).  Terms of different leaders are never
+ * compared, so after a partition heals every node takes the surviving
+ * leader's table whatever the terms of the two halves, and a leader that
+ * a member follows but whose table that member lacks (its HELLO names the
+ * table's leader) sends it again.
  *
  * Table.  The leader owns the table: one entry per MAC it knows, sorted by
  * MAC, with the NIC id, the boot id, the state (ALIVE, DEAD, CONFLICT) and
  * whether the id was configured by the operator.  It reconciles the table
  * with its view every tick and publishes a new (term, version) when it
  * changed, in chunks of 55 entries; a member installs a version once it
- * has every chunk of it, only from the node it believes is the leader, and
- * only if it is newer than the one it has.
+ * has every chunk of it, by the rule above.
  *
  * Ids.  An entry keeps its id while the table lists its MAC, dead or
  * alive, so a node that reboots (same MAC, new boot id) gets its id back,

@@ -20,9 +20,26 @@ static void pend_start(struct mapd *m, const uint8_t leader[6],
 	m->pend_got = 0;
 	memset(m->pend_have, 0, sizeof(m->pend_have));
 	memcpy(m->pend.leader, leader, 6);
+	m->pend.boot = msg->boot;
 	m->pend.term = msg->table.term;
 	m->pend.version = msg->table.version;
 	m->pend.n = msg->table.entries;
+}
+
+/*
+ * Whether a table from the node this one follows replaces the installed
+ * one.  A leader's own tables go by (term, version); a table from another
+ * leader, or another incarnation of it, is taken whatever its term, since
+ * this node elected its publisher: terms of different leaders are not
+ * compared, so two halves of a healed partition at one term converge, and
+ * a term nobody can go past (MAPD_TERM_LIMIT) stops nothing.
+ */
+static bool replaces(const struct mapd *m, const uint8_t src[6],
+		     const struct mapd_msg *msg)
+{
+	if (mapd_mac_cmp(src, m->inst.leader) || msg->boot != m->inst.boot)
+		return true;
+	return newer(msg->table.term, msg->table.version, &m->inst);
 }
 
 /*
@@ -43,8 +60,7 @@ void mapd_member_table(struct mapd *m, const uint8_t src[6],
 		return;
 	}
 	p = mapd_view_find(&m->view, src);
-	if (!p || p->boot != msg->boot ||
-	    !newer(msg->table.term, msg->table.version, &m->inst)) {
+	if (!p || p->boot != msg->boot || !replaces(m, src, msg)) {
 		m->stats.rx_stale++;
 		return;
 	}
@@ -265,7 +281,10 @@ void mapd_install(struct mapd *m, struct mapd_table *t)
 	m->inst.n = t->n;
 	m->inst.term = t->term;
 	m->inst.version = t->version;
+	m->inst.boot = t->boot;
 	memcpy(m->inst.leader, t->leader, 6);
+	if (t->term > m->max_term)
+		m->max_term = t->term;
 	t->e = old_e;
 	t->n = 0;
 	m->stats.installs++;

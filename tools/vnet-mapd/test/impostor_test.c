@@ -77,4 +77,93 @@ TEST(configured_claim_does_not_take_a_live_id)
 	sim_free(s);
 }
 
+/*
+ * Split 4/4 with the leader in A, churn in B so B's table moves on under
+ * its own leader, heal: the time to converge, or -1.  With @poison a
+ * made-up host first says HELLO with a table of term @term.
+ */
+static int64_t heal_after_split(struct __test_metadata *_metadata,
+				bool poison, uint32_t term)
+{
+	struct sim_opts o = { .n = 8, .seed = 11 };
+	struct sim *s = cluster(_metadata, &o);
+	uint32_t group[8], i, lead, b[2], nb;
+	char why[256] = "";
+	int64_t t;
+
+	if (poison) {
+		struct mapd_hello h = { .term = term, .version = 1 };
+		uint8_t host[6];
+
+		fake_mac(host, 2);
+		memcpy(h.leader, host, 6);
+		hello(s, host, 43, &h);
+		sim_run_for(s, H);
+	}
+	lead = sim_leader(s);
+	for (i = 0; i < 8; i++)
+		group[i] = 1;
+	group[lead] = 0;
+	for (i = 0, nb = 0; i < 8 && nb < 3; i++)
+		if (i != lead) {
+			group[i] = 0;
+			nb++;
+		}
+	sim_partition(s, group);
+	sim_run_for(s, 2 * D + 2 * H);
+	for (i = 0, nb = 0; i < 8 && nb < 2; i++)
+		if (group[i] == 1)
+			b[nb++] = i;
+	for (i = 0; i < 2; i++) {
+		sim_kill(s, b[i]);
+		sim_run_for(s, D + 2 * H);
+		sim_boot(s, b[i]);
+		sim_run_for(s, 2 * H);
+	}
+	sim_heal(s);
+	t = sim_run_until_converged(s, sim_now_ms(s) + 20000, 50, why,
+				    sizeof(why));
+	TH_LOG("%s %#x: %s%s", poison ? "term said" : "no term said", term,
+	       t < 0 ? "NOT converged 20 s after the heal: " : "converged",
+	       t < 0 ? why : "");
+	sim_free(s);
+	return t;
+}
+
+TEST(heal_converges)
+{
+	EXPECT_LE(0, heal_after_split(_metadata, false, 0));
+}
+
+/* A term near MAPD_TERM_LIMIT in one HELLO stops no later term. */
+TEST(term_in_a_hello_near_the_limit)
+{
+	EXPECT_LE(0, heal_after_split(_metadata, true, MAPD_TERM_LIMIT - 1));
+	EXPECT_LE(0, heal_after_split(_metadata, true, MAPD_TERM_LIMIT - 2));
+}
+
+/* Nor does it raise any node's term. */
+TEST(term_in_a_hello_is_not_taken)
+{
+	struct sim_opts o = { .n = 8, .seed = 12 };
+	struct sim *s = cluster(_metadata, &o);
+	struct mapd_hello h = { .term = 1000000, .version = 1 };
+	struct mapd_status st;
+	uint8_t host[6];
+	int32_t lead;
+
+	fake_mac(host, 2);
+	memcpy(h.leader, host, 6);
+	hello(s, host, 43, &h);
+	sim_run_for(s, H);
+	lead = sim_leader(s);
+	sim_kill(s, lead);
+	converge(_metadata, s, 2 * D);
+	mapd_get_status(s->node[sim_leader(s)].m, &st);
+	TH_LOG("after a HELLO with term 1000000 and a takeover: term %u",
+	       st.term);
+	EXPECT_GT(1000, st.term);
+	sim_free(s);
+}
+
 TEST_HARNESS_MAIN
