@@ -425,15 +425,22 @@ void mapd_leader_heard(struct mapd *m, const struct mapd_peer *p, bool fresh)
 void mapd_leader_merge(struct mapd *m, const uint8_t src[6],
 		       const struct mapd_msg *msg)
 {
-	const struct mapd_peer *p = mapd_view_find(&m->view, src);
+	struct mapd_peer *p = mapd_view_find(&m->view, src);
 	struct mapd_entry e;
 	uint32_t i;
 
+	/*
+	 * Only in the window core.c opened when @src said it stepped down,
+	 * and no more datagrams than a whole table's chunks, twice.
+	 */
 	if (!m->am_leader || !p || !mapd_peer_alive(m, p) ||
-	    p->boot != msg->boot) {
+	    p->boot != msg->boot || p->merge_boot != msg->boot ||
+	    m->now >= p->merge_until ||
+	    p->merges >= 2 * mapd_chunks(m->cfg.max_members)) {
 		m->stats.rx_forged++;
 		return;
 	}
+	p->merges++;
 	for (i = 0; i < msg->merge.count; i++) {
 		if (!mapd_wire_entry(msg->merge.data, i, &e)) {
 			m->stats.rx_bad++;

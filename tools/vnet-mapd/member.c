@@ -227,31 +227,45 @@ static void self_entry(struct mapd *m, const struct mapd_table *t)
 /*
  * A leader that stepped down hands the one that took over the DEAD
  * entries its table lacks: nodes that died on this side of a partition,
- * whose ids should wait for them.
+ * whose ids should wait for them.  The new leader takes them only after
+ * the HELLO that said this node stepped down (core.c sent it when it did),
+ * which the first copy may overtake: they are sent now and again a tick
+ * later, from stage (a leader's buffer, idle on a member).
  */
-static void send_merge(struct mapd *m, const struct mapd_table *t)
+static void stage_merge(struct mapd *m, const struct mapd_table *t)
+{
+	uint32_t i;
+
+	m->merge_due = false;
+	m->nmerge = 0;
+	for (i = 0; i < m->inst.n; i++) {
+		const struct mapd_entry *e = &m->inst.e[i];
+
+		if (e->state == MAPD_DEAD && mapd_table_find(t, e->mac) < 0)
+			m->stage[m->nmerge++] = *e;
+	}
+	m->merge_at = m->now + m->tick_ms;
+	mapd_send_merge(m, true);
+}
+
+void mapd_send_merge(struct mapd *m, bool again)
 {
 	const struct mapd_entry *batch[MAPD_CHUNK_ENTRIES];
 	uint32_t i, k = 0;
 
-	m->merge_due = false;
-	for (i = 0; i <= m->inst.n; i++) {
-		const struct mapd_entry *e = &m->inst.e[i];
-
-		if (i < m->inst.n && (e->state != MAPD_DEAD ||
-				      mapd_table_find(t, e->mac) >= 0))
-			continue;
-		if (i < m->inst.n)
-			batch[k++] = e;
-		if (k == MAPD_CHUNK_ENTRIES || (i == m->inst.n && k)) {
+	for (i = 0; i < m->nmerge && m->have_leader; i++) {
+		batch[k++] = &m->stage[i];
+		if (k == MAPD_CHUNK_ENTRIES || i + 1 == m->nmerge) {
 			size_t len = mapd_wire_merge(m->buf, m->cfg.boot_id,
 						     batch, k);
 
-			m->ops.send(m->ctx, t->leader, m->buf, len);
+			m->ops.send(m->ctx, m->leader, m->buf, len);
 			m->stats.tx_merge++;
 			k = 0;
 		}
 	}
+	if (!again)
+		m->nmerge = 0;
 }
 
 void mapd_install(struct mapd *m, struct mapd_table *t)
@@ -275,7 +289,7 @@ void mapd_install(struct mapd *m, struct mapd_table *t)
 	}
 	self_entry(m, t);
 	if (m->merge_due && !mapd_is_self(m, t->leader))
-		send_merge(m, t);
+		stage_merge(m, t);
 
 	m->inst.e = t->e;
 	m->inst.n = t->n;

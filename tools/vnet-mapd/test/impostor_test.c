@@ -166,4 +166,71 @@ TEST(term_in_a_hello_is_not_taken)
 	sim_free(s);
 }
 
+/* 40 MERGEs of 55 made-up DEAD entries each to the leader, from @host. */
+static uint32_t merge_flood(struct sim *s, const uint8_t host[6],
+			    const struct mapd_hello *h)
+{
+	struct mapd_entry e[MAPD_CHUNK_ENTRIES];
+	const struct mapd_entry *ep[MAPD_CHUNK_ENTRIES];
+	uint32_t k, i, lead = sim_leader(s);
+	uint8_t buf[MAPD_MTU];
+	struct mapd_status st;
+
+	for (k = 0; k < 40; k++) {
+		hello(s, host, 45, h);
+		sim_run_for(s, 5);
+		for (i = 0; i < MAPD_CHUNK_ENTRIES; i++) {
+			memset(&e[i], 0, sizeof(e[i]));
+			fake_mac(e[i].mac, 100000 + k * 64 + i);
+			e[i].id = 2000 + k * 64 + i;
+			e[i].boot = 1;
+			e[i].state = MAPD_DEAD;
+			ep[i] = &e[i];
+		}
+		sim_inject(s, host, s->node[lead].mac, buf,
+			   mapd_wire_merge(buf, 45, ep, MAPD_CHUNK_ENTRIES));
+		sim_run_for(s, TICK);
+	}
+	sim_run_for(s, H);
+	mapd_get_status(s->node[lead].m, &st);
+	return st.entries;
+}
+
+/* MERGE hints are taken only from a leader that stepped down. */
+TEST(merge_from_a_non_leader_is_dropped)
+{
+	struct sim_opts o = { .n = 8, .seed = 19, .max_members = 1024 };
+	struct sim *s = cluster(_metadata, &o);
+	struct mapd_hello h = { 0 };
+	uint8_t host[6];
+	uint32_t n;
+
+	fake_mac(host, 3);
+	n = merge_flood(s, host, &h);
+	TH_LOG("40 MERGEs from a host that never led: %u entries (8 nodes)", n);
+	EXPECT_EQ(9, n);
+	sim_free(s);
+}
+
+/* ...within dead_ms of saying so, once per incarnation. */
+TEST(merge_window_closes)
+{
+	struct sim_opts o = { .n = 8, .seed = 19, .max_members = 1024 };
+	struct sim *s = cluster(_metadata, &o);
+	struct mapd_hello h = { .term = 1, .version = 1 };
+	int32_t lead = sim_leader(s);
+	uint8_t host[6];
+	uint32_t n;
+
+	fake_mac(host, 3);
+	memcpy(h.leader, host, 6);
+	memcpy(h.follows, s->node[lead].mac, 6);
+	hello(s, host, 45, &h);
+	sim_run_for(s, D + H);
+	n = merge_flood(s, host, &h);
+	TH_LOG("40 MERGEs after the window: %u entries (8 nodes)", n);
+	EXPECT_EQ(9, n);
+	sim_free(s);
+}
+
 TEST_HARNESS_MAIN
