@@ -15,7 +15,8 @@
  *   members: [ { nic_id, mac, boot_id, state, self, leader,
  *                last_heartbeat_ms } ]
  *       state: alive, suspect (alive in the table but silent for two
- *       heartbeats), dead, refused (an id claimed twice), joining (heard,
+ *       heartbeats), dead, refused (its configured id is claimed twice,
+ *       or held by a live node), joining (heard,
  *       not in the table yet); last_heartbeat_ms: how long before
  *       written_at_ms its last HELLO came, null if not heard
  *   stats: the core's counters
