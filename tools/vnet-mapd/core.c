@@ -136,16 +136,22 @@ static void set_leader(struct mapd *m, const uint8_t *mac)
 	if (self && !m->am_leader) {
 		/* pend becomes the hint buffer, see leader.c */
 		m->am_leader = true;
+		m->nmerge = 0;
 		m->takeover = true;
 		m->pending = false;
 		m->nhints = 0;
 	} else if (!self && m->am_leader) {
 		m->am_leader = false;
 		m->takeover = false;
-		m->bump = false;
 		m->nhints = 0;
 		m->merge_due = true;
-		m->hello_now = true;
+		/*
+		 * Now, not at the tick: the new leader takes MERGE hints only
+		 * from a node that said it stepped down (leader.c), and this
+		 * HELLO must be on its way before this node installs the new
+		 * leader's table and stops saying so.
+		 */
+		mapd_send_hello(m, mapd_broadcast);
 	}
 }
 
@@ -190,6 +196,26 @@ void mapd_send_hello(struct mapd *m, const uint8_t to[6])
 	len = mapd_wire_hello(m->buf, m->cfg.boot_id, &h);
 	m->ops.send(m->ctx, to, m->buf, len);
 	m->stats.tx_hello++;
+}
+
+/*
+ * A leader that stepped down says so: its HELLO follows this node while
+ * its installed table is still its own.  Its MERGE hints are taken for
+ * dead_ms from then, once per incarnation; nobody else's are, so a host
+ * that says HELLO cannot fill the table with made-up dead entries by
+ * sending MERGE after MERGE.
+ */
+static void merge_window(struct mapd *m, struct mapd_peer *p,
+			 const struct mapd_msg *msg)
+{
+	const struct mapd_hello *h = &msg->hello;
+
+	if (!m->am_leader || !h->term || p->merge_boot == msg->boot ||
+	    mapd_mac_cmp(h->leader, p->mac) || !mapd_is_self(m, h->follows))
+		return;
+	p->merge_boot = msg->boot;
+	p->merge_until = m->now + m->cfg.dead_ms;
+	p->merges = 0;
 }
 
 static void on_hello(struct mapd *m, const uint8_t src[6],
@@ -239,8 +265,11 @@ static void on_hello(struct mapd *m, const uint8_t src[6],
 	memcpy(p->follows, h->follows, 6);
 	p->id = h->id;
 	p->flags = h->flags;
-	if (h->term > m->max_term)
-		m->max_term = h->term;
+	merge_window(m, p, msg);
+	/*
+	 * The term a HELLO reports feeds nothing here: anyone can say any
+	 * term, and one near MAPD_TERM_LIMIT would stop every term after it.
+	 */
 
 	/* The election, kept current without a pass over every peer. */
 	if (candidate(m, p)) {
@@ -356,6 +385,8 @@ uint64_t mapd_tick(struct mapd *m, uint64_t now)
 		mapd_elect(m);
 		if (m->am_leader)
 			mapd_leader_tick(m);
+		else if (m->nmerge && m->now >= m->merge_at)
+			mapd_send_merge(m, false);
 		if (m->now >= m->next_retry) {
 			m->next_retry = m->now + m->retry_ms;
 			if (m->routes_retry)

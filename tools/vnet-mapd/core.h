@@ -20,6 +20,9 @@ struct mapd_peer {
 					/* incarnation before are dropped */
 	uint64_t last_heard;
 	uint64_t left_at;		/* when it said LEAVE */
+	uint64_t merge_until;		/* its MERGE hints are taken until */
+	uint64_t merge_boot;		/* the incarnation that had a window */
+	uint32_t merges;		/* datagrams in the window */
 	uint32_t term;			/* its last HELLO */
 	uint32_t version;
 	uint32_t slot;			/* its place in mapd_view.slot */
@@ -61,6 +64,7 @@ struct mapd_table {
 	uint32_t term;
 	uint32_t version;
 	uint8_t leader[6];
+	uint64_t boot;			/* the leader's, when it published */
 };
 
 static inline int mapd_mac_cmp(const uint8_t *a, const uint8_t *b)
@@ -113,9 +117,9 @@ struct mapd {
 	bool have_leader;
 	bool am_leader;
 	bool takeover;			/* became leader: new term at tick */
-	bool bump;			/* a term as high as ours elsewhere */
 	uint8_t leader[6];
-	uint32_t max_term;		/* highest heard */
+	uint32_t max_term;		/* highest of the tables installed */
+	uint32_t pub_version;		/* last version this node published */
 
 	/* The installed table and what it says of this node. */
 	struct mapd_table inst;
@@ -130,6 +134,8 @@ struct mapd {
 	uint32_t pend_got;
 	uint64_t pend_have[MAPD_CHUNK_WORDS];
 	bool merge_due;			/* stepped down: send MERGE hints */
+	uint32_t nmerge;		/* hints waiting in stage, to send */
+	uint64_t merge_at;		/* when to send them again */
 
 	/* Leader. */
 	struct mapd_table next;		/* reconcile's output */
@@ -177,6 +183,8 @@ void mapd_member_table(struct mapd *m, const uint8_t src[6],
 void mapd_install(struct mapd *m, struct mapd_table *t);
 void mapd_routes_sync(struct mapd *m);
 void mapd_apply_id(struct mapd *m);
+/* @again: keep them for the copy a tick later. */
+void mapd_send_merge(struct mapd *m, bool again);
 
 /* leader.c */
 void mapd_leader_tick(struct mapd *m);

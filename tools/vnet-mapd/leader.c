@@ -7,19 +7,25 @@
  *
  * reconcile() sorts each entry into a class, then settles each id:
  *   AC  alive, claims the id by configuration
+ *   ACH alive, claims the id by configuration, and the table already
+ *       gives it this id, ALIVE
  *   AI  alive, and the table already gave it this id
  *   AN  alive, brings an id from elsewhere (the other half of a healed
  *       partition) or has none yet
  *   DX  dead, in the table
  *   DH  dead, a MERGE hint from a leader that stepped down
- * Two or more AC on an id: all CONFLICT, nobody gets it.  One AC: it gets
- * the id.  Otherwise the AI keeps it, or else the AN with the lowest MAC,
- * or else the lowest DX, or else the lowest DH.  Alive losers get the
- * lowest free ids, in MAC order; dead losers leave the table.
+ * Live ownership is sticky: an AI keeps its id, and every AC on it is
+ * CONFLICT (refused to the claimant alone), since anyone on the segment
+ * can say HELLO with a configured id and must not take a live node's.
+ * Otherwise two or more AC/ACH on an id: all CONFLICT, nobody gets it (an
+ * operator's mistake, shown on both).  One AC/ACH: it gets the id.
+ * Otherwise the AN with the lowest MAC, or else the lowest DX, or else
+ * the lowest DH.  Alive losers get the lowest free ids, in MAC order;
+ * dead losers leave the table.
  */
 #include "core.h"
 
-enum cls { C_DROP, C_AC, C_AI, C_AN, C_DX, C_DH };
+enum cls { C_DROP, C_AC, C_ACH, C_AI, C_AN, C_DX, C_DH };
 
 #define SELF_PEER	UINT32_MAX
 
@@ -70,9 +76,10 @@ static void carry_over(struct mapd *m)
 			e->state = MAPD_DEAD;
 			*c = C_DX;
 		} else if (l.configured) {
+			*c = e->state == MAPD_ALIVE && e->id == l.id ?
+			     C_ACH : C_AC;
 			e->id = l.id;
 			e->flags |= MAPD_ENTRY_CONFIGURED;
-			*c = C_AC;
 		} else {
 			e->flags &= ~MAPD_ENTRY_CONFIGURED;
 			*c = e->state == MAPD_CONFLICT ? C_AN : C_AI;
@@ -231,7 +238,12 @@ static int by_id_mac(const void *ctx, uint32_t a, uint32_t b)
 
 static bool cls_alive(uint8_t c)
 {
-	return c == C_AC || c == C_AI || c == C_AN;
+	return c == C_AC || c == C_ACH || c == C_AI || c == C_AN;
+}
+
+static bool cls_claims(uint8_t c)
+{
+	return c == C_AC || c == C_ACH;
 }
 
 /* Settle the entries sharing one id, idx[from..to), sorted by MAC. */
@@ -241,18 +253,23 @@ static void settle_id(struct mapd *m, const uint32_t *idx, uint32_t from,
 	static const uint8_t order[] = { C_AI, C_AN, C_DX, C_DH };
 	struct mapd_entry *e = m->next.e;
 	uint32_t i, k, ac = 0, winner = UINT32_MAX;
+	bool held = false;
 
-	for (i = from; i < to; i++)
-		ac += m->cls[idx[i]] == C_AC;
-	for (k = 0; !ac && k < sizeof(order) && winner == UINT32_MAX; k++)
+	for (i = from; i < to; i++) {
+		ac += cls_claims(m->cls[idx[i]]);
+		held |= m->cls[idx[i]] == C_AI;
+	}
+	for (k = 0; (!ac || held) && k < sizeof(order) && winner == UINT32_MAX;
+	     k++)
 		for (i = from; i < to && winner == UINT32_MAX; i++)
 			if (m->cls[idx[i]] == order[k])
 				winner = idx[i];
 	for (i = from; i < to; i++) {
 		uint32_t x = idx[i];
 
-		if (m->cls[x] == C_AC)
-			e[x].state = ac > 1 ? MAPD_CONFLICT : MAPD_ALIVE;
+		if (cls_claims(m->cls[x]))
+			e[x].state = ac > 1 || held ? MAPD_CONFLICT :
+				     MAPD_ALIVE;
 		else if (x == winner)
 			continue;
 		else if (cls_alive(m->cls[x]))
@@ -333,18 +350,37 @@ static void publish(struct mapd *m)
 	m->resend = false;
 }
 
+/*
+ * The (term, version) of this leader's next table.  A takeover goes one
+ * term above every table this node installed; at MAPD_TERM_LIMIT the term
+ * stays, which is safe since members compare terms only between tables of
+ * one leader.  The version goes above both the installed table's and the
+ * last this node published, so a member still holding an older table of
+ * this leader takes the new one even at the limit.
+ */
+static void next_term(struct mapd *m, uint32_t *term, uint32_t *version)
+{
+	uint32_t v = m->inst.version > m->pub_version ? m->inst.version :
+		     m->pub_version;
+
+	*term = m->inst.term;
+	if (m->takeover)
+		*term = m->max_term + 1 < MAPD_TERM_LIMIT ? m->max_term + 1 :
+			MAPD_TERM_LIMIT - 1;
+	if (v == UINT32_MAX && *term + 1 < MAPD_TERM_LIMIT) {
+		++*term;
+		v = 0;
+	}
+	*version = v == UINT32_MAX ? v : v + 1;
+}
+
 void mapd_leader_tick(struct mapd *m)
 {
-	uint32_t term = m->inst.term;
-	bool force = false;
+	uint32_t term, version;
 
-	if (m->takeover || m->bump) {
-		uint32_t top = m->max_term > term ? m->max_term : term;
-
-		if (top + 1 < MAPD_TERM_LIMIT) {
-			term = top + 1;
-			force = true;
-		}
+	reconcile(m);
+	if (m->takeover || !mapd_table_same(&m->next, &m->inst)) {
+		next_term(m, &term, &version);
 		if (m->takeover) {
 			struct mapd_event ev = { .kind = MAPD_EV_LEADING,
 						 .term = term };
@@ -352,17 +388,13 @@ void mapd_leader_tick(struct mapd *m)
 			memcpy(ev.mac, m->cfg.mac, 6);
 			mapd_emit(m, &ev);
 			mapd_send_hello(m, mapd_broadcast);
+			m->takeover = false;
 		}
-		m->takeover = false;
-		m->bump = false;
-	}
-	reconcile(m);
-	if (force || !mapd_table_same(&m->next, &m->inst)) {
 		m->next.term = term;
-		m->next.version = m->inst.version + 1;
+		m->next.version = version;
+		m->next.boot = m->cfg.boot_id;
 		memcpy(m->next.leader, m->cfg.mac, 6);
-		if (term > m->max_term)
-			m->max_term = term;
+		m->pub_version = version;
 		mapd_install(m, &m->next);
 		m->stats.publishes++;
 		publish(m);
@@ -374,20 +406,18 @@ void mapd_leader_tick(struct mapd *m)
 
 /*
  * A HELLO reached the leader.  A node heard for the first time gets a
- * HELLO straight back; a table published by someone else with a term as
- * high as ours means ours must go higher; a node that follows us with an
- * older version lost a chunk, or followed its old leader when we published.
+ * HELLO straight back; a node that follows us but holds another leader's
+ * table, or an older one of ours, lost a chunk or followed its old leader
+ * when we published: it gets the table again.
  */
 void mapd_leader_heard(struct mapd *m, const struct mapd_peer *p, bool fresh)
 {
 	if (fresh)
 		mapd_send_hello(m, p->mac);
-	if (p->term > m->inst.term ||
-	    (p->term && p->term == m->inst.term && !mapd_is_self(m, p->leader)))
-		m->bump = true;
-	if ((p->term < m->inst.term ||
-	     (p->term == m->inst.term && p->version < m->inst.version)) &&
-	    mapd_is_self(m, p->follows))
+	if (!mapd_is_self(m, p->follows))
+		return;
+	if (!mapd_is_self(m, p->leader) || p->term < m->inst.term ||
+	    (p->term == m->inst.term && p->version < m->inst.version))
 		m->resend = true;
 }
 
@@ -395,15 +425,22 @@ void mapd_leader_heard(struct mapd *m, const struct mapd_peer *p, bool fresh)
 void mapd_leader_merge(struct mapd *m, const uint8_t src[6],
 		       const struct mapd_msg *msg)
 {
-	const struct mapd_peer *p = mapd_view_find(&m->view, src);
+	struct mapd_peer *p = mapd_view_find(&m->view, src);
 	struct mapd_entry e;
 	uint32_t i;
 
+	/*
+	 * Only in the window core.c opened when @src said it stepped down,
+	 * and no more datagrams than a whole table's chunks, twice.
+	 */
 	if (!m->am_leader || !p || !mapd_peer_alive(m, p) ||
-	    p->boot != msg->boot) {
+	    p->boot != msg->boot || p->merge_boot != msg->boot ||
+	    m->now >= p->merge_until ||
+	    p->merges >= 2 * mapd_chunks(m->cfg.max_members)) {
 		m->stats.rx_forged++;
 		return;
 	}
+	p->merges++;
 	for (i = 0; i < msg->merge.count; i++) {
 		if (!mapd_wire_entry(msg->merge.data, i, &e)) {
 			m->stats.rx_bad++;

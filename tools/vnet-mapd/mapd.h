@@ -20,18 +20,23 @@
  * dead_ms have arrived, so the rule needs no votes.  A newcomer with the
  * lowest MAC first takes the table as a member and only then takes over,
  * so no leader ever starts from less than the table it replaces.  A node
- * that becomes leader takes term = 1 + the highest term it has seen, and
- * a leader that hears a term as high as its own from a table it did not
- * publish takes a higher one: after a partition heals, the surviving
- * leader's term is above both halves', so every node accepts its table.
+ * that becomes leader takes term = 1 + the highest term of the tables it
+ * installed (never one a HELLO reports: anyone can say any term), and
+ * stays at MAPD_TERM_LIMIT - 1 once there.  A member takes a table only
+ * from the node it believes leads: any table of another leader, or of
+ * another incarnation of it, since it elected that leader; of the same
+ * one only a newer (term, version).  Terms of different leaders are never
+ * compared, so after a partition heals every node takes the surviving
+ * leader's table whatever the terms of the two halves, and a leader that
+ * a member follows but whose table that member lacks (its HELLO names the
+ * table's leader) sends it again.
  *
  * Table.  The leader owns the table: one entry per MAC it knows, sorted by
  * MAC, with the NIC id, the boot id, the state (ALIVE, DEAD, CONFLICT) and
  * whether the id was configured by the operator.  It reconciles the table
  * with its view every tick and publishes a new (term, version) when it
  * changed, in chunks of 55 entries; a member installs a version once it
- * has every chunk of it, only from the node it believes is the leader, and
- * only if it is newer than the one it has.
+ * has every chunk of it, by the rule above.
  *
  * Ids.  An entry keeps its id while the table lists its MAC, dead or
  * alive, so a node that reboots (same MAC, new boot id) gets its id back,
@@ -39,9 +44,14 @@
  * gets the lowest free one; one started with --nic-id claims that one.
  * An id claimed by two alive nodes' configurations is given to neither
  * (both entries CONFLICT, no route to it anywhere) until one of them is
- * gone or configured otherwise; then the other gets it.  A configured
- * claim on an id the leader assigned moves the assigned node to a new
- * id.  Ids held by two halves of a healed partition: the one the leader's
+ * gone or configured otherwise; then the other gets it.  Live ownership
+ * of an assigned id is sticky: a configured claim on an id the leader
+ * assigned to a node that is alive is refused to the claimant alone
+ * (CONFLICT beside the holder's ALIVE entry) until the holder is dead or
+ * has left; then the claimant gets it, and the old holder a new id when
+ * it is back.  A configured claim on a free id, or on a dead node's, gets
+ * it at once.  (Without this, any host could take any node's id with one
+ * HELLO.)  Ids held by two halves of a healed partition: the one the leader's
  * table already had keeps it, the other is renumbered; the leader that
  * stepped down sends its DEAD entries along (MERGE), so the dead of its
  * half keep theirs too.
@@ -93,8 +103,9 @@ struct mapd_config {
 enum mapd_state {
 	MAPD_ALIVE = 1,
 	MAPD_DEAD = 2,
-	MAPD_CONFLICT = 3,		/* claims an id another alive node */
-					/* claims too: refused to both */
+	MAPD_CONFLICT = 3,		/* configured with an id another */
+					/* alive node claims or holds: */
+					/* refused */
 };
 
 #define MAPD_ENTRY_CONFIGURED	0x01	/* the id is the operator's */
@@ -123,6 +134,10 @@ enum mapd_event_kind {
 				/* other claims it too */
 	MAPD_EV_FULL,		/* leader: count newcomers not admitted, */
 				/* the table is full */
+	MAPD_EV_HELD,		/* mac's configured id is other's, which */
+				/* is alive and keeps it: mac refused */
+	MAPD_EV_REFUSED_HELD,	/* this node's configured id is other's, */
+				/* alive: refused to this node */
 };
 
 struct mapd_event {

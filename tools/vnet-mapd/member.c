@@ -20,9 +20,26 @@ static void pend_start(struct mapd *m, const uint8_t leader[6],
 	m->pend_got = 0;
 	memset(m->pend_have, 0, sizeof(m->pend_have));
 	memcpy(m->pend.leader, leader, 6);
+	m->pend.boot = msg->boot;
 	m->pend.term = msg->table.term;
 	m->pend.version = msg->table.version;
 	m->pend.n = msg->table.entries;
+}
+
+/*
+ * Whether a table from the node this one follows replaces the installed
+ * one.  A leader's own tables go by (term, version); a table from another
+ * leader, or another incarnation of it, is taken whatever its term, since
+ * this node elected its publisher: terms of different leaders are not
+ * compared, so two halves of a healed partition at one term converge, and
+ * a term nobody can go past (MAPD_TERM_LIMIT) stops nothing.
+ */
+static bool replaces(const struct mapd *m, const uint8_t src[6],
+		     const struct mapd_msg *msg)
+{
+	if (mapd_mac_cmp(src, m->inst.leader) || msg->boot != m->inst.boot)
+		return true;
+	return newer(msg->table.term, msg->table.version, &m->inst);
 }
 
 /*
@@ -43,8 +60,7 @@ void mapd_member_table(struct mapd *m, const uint8_t src[6],
 		return;
 	}
 	p = mapd_view_find(&m->view, src);
-	if (!p || p->boot != msg->boot ||
-	    !newer(msg->table.term, msg->table.version, &m->inst)) {
+	if (!p || p->boot != msg->boot || !replaces(m, src, msg)) {
 		m->stats.rx_stale++;
 		return;
 	}
@@ -105,13 +121,29 @@ static const struct mapd_entry *rival(const struct mapd_table *t,
 	return e;
 }
 
+/* The entry that holds @e's id while @e's claim on it is refused, if any. */
+static const struct mapd_entry *holder(const struct mapd_table *t,
+				       const struct mapd_entry *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->e[i].id == e->id && t->e[i].state != MAPD_CONFLICT)
+			return &t->e[i];
+	return NULL;
+}
+
 static void emit_conflict(struct mapd *m, const struct mapd_table *t,
 			  const struct mapd_entry *e, enum mapd_event_kind kind)
 {
+	const struct mapd_entry *h = holder(t, e);
 	struct mapd_event ev = { .kind = kind, .id = e->id };
 
+	if (h)
+		ev.kind = kind == MAPD_EV_REFUSED ? MAPD_EV_REFUSED_HELD :
+			  MAPD_EV_HELD;
 	memcpy(ev.mac, e->mac, 6);
-	memcpy(ev.other, rival(t, e)->mac, 6);
+	memcpy(ev.other, (h ? h : rival(t, e))->mac, 6);
 	mapd_emit(m, &ev);
 }
 
@@ -133,9 +165,12 @@ static void entry_changed(struct mapd *m, const struct mapd_table *t,
 			emit_entry(m, MAPD_EV_DIED, b, 0);
 		break;
 	case MAPD_CONFLICT:
-		/* Once per id: from the claimant with the lowest MAC. */
+		/*
+		 * Once per id from the claimant with the lowest MAC; once per
+		 * claimant when a live holder keeps the id.
+		 */
 		if ((!a || a->state != MAPD_CONFLICT || a->id != b->id) &&
-		    mapd_mac_cmp(b->mac, rival(t, b)->mac) < 0)
+		    (holder(t, b) || mapd_mac_cmp(b->mac, rival(t, b)->mac) < 0))
 			emit_conflict(m, t, b, MAPD_EV_CONFLICT);
 		break;
 	}
@@ -192,31 +227,45 @@ static void self_entry(struct mapd *m, const struct mapd_table *t)
 /*
  * A leader that stepped down hands the one that took over the DEAD
  * entries its table lacks: nodes that died on this side of a partition,
- * whose ids should wait for them.
+ * whose ids should wait for them.  The new leader takes them only after
+ * the HELLO that said this node stepped down (core.c sent it when it did),
+ * which the first copy may overtake: they are sent now and again a tick
+ * later, from stage (a leader's buffer, idle on a member).
  */
-static void send_merge(struct mapd *m, const struct mapd_table *t)
+static void stage_merge(struct mapd *m, const struct mapd_table *t)
+{
+	uint32_t i;
+
+	m->merge_due = false;
+	m->nmerge = 0;
+	for (i = 0; i < m->inst.n; i++) {
+		const struct mapd_entry *e = &m->inst.e[i];
+
+		if (e->state == MAPD_DEAD && mapd_table_find(t, e->mac) < 0)
+			m->stage[m->nmerge++] = *e;
+	}
+	m->merge_at = m->now + m->tick_ms;
+	mapd_send_merge(m, true);
+}
+
+void mapd_send_merge(struct mapd *m, bool again)
 {
 	const struct mapd_entry *batch[MAPD_CHUNK_ENTRIES];
 	uint32_t i, k = 0;
 
-	m->merge_due = false;
-	for (i = 0; i <= m->inst.n; i++) {
-		const struct mapd_entry *e = &m->inst.e[i];
-
-		if (i < m->inst.n && (e->state != MAPD_DEAD ||
-				      mapd_table_find(t, e->mac) >= 0))
-			continue;
-		if (i < m->inst.n)
-			batch[k++] = e;
-		if (k == MAPD_CHUNK_ENTRIES || (i == m->inst.n && k)) {
+	for (i = 0; i < m->nmerge && m->have_leader; i++) {
+		batch[k++] = &m->stage[i];
+		if (k == MAPD_CHUNK_ENTRIES || i + 1 == m->nmerge) {
 			size_t len = mapd_wire_merge(m->buf, m->cfg.boot_id,
 						     batch, k);
 
-			m->ops.send(m->ctx, t->leader, m->buf, len);
+			m->ops.send(m->ctx, m->leader, m->buf, len);
 			m->stats.tx_merge++;
 			k = 0;
 		}
 	}
+	if (!again)
+		m->nmerge = 0;
 }
 
 void mapd_install(struct mapd *m, struct mapd_table *t)
@@ -240,13 +289,16 @@ void mapd_install(struct mapd *m, struct mapd_table *t)
 	}
 	self_entry(m, t);
 	if (m->merge_due && !mapd_is_self(m, t->leader))
-		send_merge(m, t);
+		stage_merge(m, t);
 
 	m->inst.e = t->e;
 	m->inst.n = t->n;
 	m->inst.term = t->term;
 	m->inst.version = t->version;
+	m->inst.boot = t->boot;
 	memcpy(m->inst.leader, t->leader, 6);
+	if (t->term > m->max_term)
+		m->max_term = t->term;
 	t->e = old_e;
 	t->n = 0;
 	m->stats.installs++;

@@ -15,7 +15,8 @@
  *   members: [ { nic_id, mac, boot_id, state, self, leader,
  *                last_heartbeat_ms } ]
  *       state: alive, suspect (alive in the table but silent for two
- *       heartbeats), dead, refused (an id claimed twice), joining (heard,
+ *       heartbeats), dead, refused (its configured id is claimed twice,
+ *       or held by a live node), joining (heard,
  *       not in the table yet); last_heartbeat_ms: how long before
  *       written_at_ms its last HELLO came, null if not heard
  *   stats: the core's counters
@@ -28,6 +29,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -158,6 +160,22 @@ static int make_dir(const char *path)
 	return 0;
 }
 
+/*
+ * A new file of our own beside PATH (mkostemp: O_EXCL, mode 0600), never
+ * an existing PATH.tmp: the directory may be writable by others, and
+ * opening a fixed name there with O_TRUNC would follow a symlink left in
+ * its place.  The fd, or a negative errno.
+ */
+static int open_tmp(const char *path, char *tmp, size_t len)
+{
+	int fd;
+
+	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len)
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int mapd_state_write(const char *path, const struct mapd *m,
 		     const struct mapd_state_info *info, uint64_t now)
 {
@@ -165,13 +183,11 @@ int mapd_state_write(const char *path, const struct mapd *m,
 	int fd, err;
 	FILE *f;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == ENOENT && !make_dir(path))
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = open_tmp(path, tmp, sizeof(tmp));
+	if (fd == -ENOENT && !make_dir(path))
+		fd = open_tmp(path, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "w");
 	if (!f) {
 		err = -errno;

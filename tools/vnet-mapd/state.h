@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The membership as JSON in a state file, for `vnetctl cluster`: written
- * whole to PATH.tmp and renamed over PATH, so a reader sees one complete
+ * whole to a new PATH.XXXXXX (mkostemp) and renamed over PATH, so a reader sees one complete
  * version or the one before.
  */
 #ifndef VNET_MAPD_STATE_H

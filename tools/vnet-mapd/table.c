@@ -2,8 +2,10 @@
 /*
  * Tables: entries sorted by MAC, and the invariants every published table
  * keeps, which a member checks before it installs one: no MAC twice, an
- * ALIVE or DEAD entry's id held by no other entry, and a CONFLICT id
- * claimed by at least two entries, all CONFLICT.
+ * ALIVE or DEAD entry's id held by no other ALIVE or DEAD entry, and a
+ * CONFLICT id either held by one ALIVE or DEAD entry (a configured claim
+ * on a live node's id, refused to the claimant) or claimed by at least
+ * two entries, all CONFLICT.
  */
 #include "core.h"
 
@@ -70,7 +72,7 @@ bool mapd_table_check(const struct mapd_table *t, uint32_t *idx)
 			else
 				held++;
 		}
-		if (!(held == 1 && !conflict) && !(!held && conflict >= 2))
+		if (held > 1 || (!held && conflict < 2))
 			return false;
 	}
 	return true;

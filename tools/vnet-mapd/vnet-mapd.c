@@ -205,6 +205,14 @@ static void op_event(void *ctx, const struct mapd_event *ev)
 		say(d, "error: --nic-id %u is configured on %s too: the id is refused to both, and no node routes it until one of them stops or is configured with another",
 		    ev->id, b);
 		break;
+	case MAPD_EV_HELD:
+		say(d, "NIC id %u is configured on %s, but %s holds it and is alive: refused to %s",
+		    ev->id, a, b, a);
+		break;
+	case MAPD_EV_REFUSED_HELD:
+		say(d, "error: --nic-id %u is held by %s, which is alive: the id is refused to this node until %s is dead or stops",
+		    ev->id, b, b);
+		break;
 	case MAPD_EV_FULL:
 		say(d, "the table is full: %u nodes not admitted (at most %u members)",
 		    ev->count, MAPD_MAX_MEMBERS);

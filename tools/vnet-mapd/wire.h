@@ -37,8 +37,10 @@
  *   24  entries
  *
  * MERGE (16 + 18 * count bytes), from a leader that stepped down to the
- * one that took over, once: the DEAD entries the new table lacks, so that
- * ids stay stable across a healed partition:
+ * one that took over, when it installs the new table and again a tick
+ * later: the DEAD entries the new table lacks, so that ids stay stable
+ * across a healed partition.  Taken only within dead_ms of a HELLO from
+ * the sender that names it as its table's leader and follows the taker:
  *   12  u16 count     1..55
  *   14  u16 0
  *   16  entries

@@ -148,13 +148,22 @@ static bool node_matches(struct sim *s, uint32_t i, const struct table_copy *t,
 			    sim_id(s, i));
 	}
 	want = alive - (self->state == MAPD_ALIVE);
+	/*
+	 * A node refused an id a live node holds keeps it on its NIC (the
+	 * operator's --nic-id), and the kernel routes no peer by the NIC's
+	 * own id: the holder is the one node it cannot reach.
+	 */
+	for (j = 0; j < t->n && self->state == MAPD_CONFLICT; j++)
+		if (t->e[j].state == MAPD_ALIVE && t->e[j].id == n->nic_id)
+			want--;
 	if (n->nroutes != want)
 		return fail(why, len, "node %u has %u routes, not %u", i,
 			    n->nroutes, want);
 	for (j = 0; j < t->n; j++) {
 		const struct mapd_entry *e = &t->e[j];
 
-		if (e->state != MAPD_ALIVE || j == (uint32_t)listed)
+		if (e->state != MAPD_ALIVE || j == (uint32_t)listed ||
+		    (self->state == MAPD_CONFLICT && e->id == n->nic_id))
 			continue;
 		if (!sim_has_route(s, i, e->id, e->mac))
 			return fail(why, len, "node %u lacks the route to %u",

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NIC ids on a simulated segment: two nodes configured with one id are
- * both refused, and what happens next; a configured id beats one the
- * leader assigned, and a dead node's reservation; an operator's change
+ * both refused, and what happens next; a configured id waits for a live
+ * node the leader assigned it to, and beats a dead node's reservation; an operator's change
  * of a node's id moves its route.
  */
 #include <stdlib.h>
@@ -97,7 +97,12 @@ TEST(duplicate_ids_at_cold_start_are_refused)
 	sim_free(s);
 }
 
-TEST(configured_id_takes_over_an_assigned_one)
+/*
+ * Live ownership is sticky: a node configured with an id the leader gave
+ * another, alive, is refused (alone) until the holder is gone; then it
+ * gets the id, and the old holder a new one when it is back.
+ */
+TEST(configured_id_waits_for_an_assigned_holder)
 {
 	struct sim_opts o = { .n = 33, .booted = 32, .seed = 22,
 			      .loss_ppm = PPM };
@@ -111,15 +116,29 @@ TEST(configured_id_takes_over_an_assigned_one)
 	s->node[32].nic_id_cfg = 5;
 	sim_boot(s, 32);
 	converge(_metadata, s, 5000);
-	EXPECT_TRUE(routed_everywhere(s, 5, 32));
-	TH_LOG("node %u had 5 by assignment: now %u", holder,
-	       sim_id(s, holder));
-	EXPECT_NE(5, sim_id(s, holder));
-	EXPECT_EQ(0, s->node[32].refused);
+	/* Everyone but the claimant, whose NIC still has 5, routes it. */
+	s->node[32].up = false;
+	EXPECT_TRUE(routed_everywhere(s, 5, holder));
+	s->node[32].up = true;
+	EXPECT_FALSE(sim_has_route(s, holder == 0, 5, s->node[32].mac));
+	EXPECT_EQ(MAPD_CONFLICT, state_of(s, 32));
+	EXPECT_EQ(MAPD_NO_ID, sim_id(s, 32));
+	EXPECT_EQ(1, s->node[32].refused);
 	EXPECT_EQ(0, s->node[holder].refused);
 	for (i = 0; i < 32; i++)
-		if (i != holder)
-			EXPECT_EQ(ids[i], sim_id(s, i));
+		EXPECT_EQ(ids[i], sim_id(s, i));
+
+	/* The holder stops: the claimant gets the id. */
+	sim_stop(s, holder);
+	converge(_metadata, s, 2 * H);
+	EXPECT_TRUE(routed_everywhere(s, 5, 32));
+	sim_boot(s, holder);
+	converge(_metadata, s, 5000);
+	TH_LOG("node %u had 5 by assignment: back with %u", holder,
+	       sim_id(s, holder));
+	EXPECT_NE(5, sim_id(s, holder));
+	EXPECT_NE(MAPD_NO_ID, sim_id(s, holder));
+	EXPECT_TRUE(routed_everywhere(s, 5, 32));
 	free(ids);
 	sim_free(s);
 }

@@ -209,7 +209,7 @@ static void op_event(void *ctx, const struct mapd_event *ev)
 {
 	struct sim_node *n = ctx;
 
-	if (ev->kind == MAPD_EV_REFUSED)
+	if (ev->kind == MAPD_EV_REFUSED || ev->kind == MAPD_EV_REFUSED_HELD)
 		n->refused++;
 	if (ev->kind == MAPD_EV_LEADING)
 		n->leading++;

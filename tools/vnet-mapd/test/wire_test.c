@@ -367,10 +367,15 @@ TEST(table_invariants)
 	e[1].id = 1;
 	EXPECT_FALSE(table_ok(e, 4));
 	e[1].id = 2;
-	/* A conflict of one, or beside a holder. */
+	/* A conflict of one, unless beside the id's holder. */
 	EXPECT_FALSE(table_ok(e, 3));
 	e[1].id = 3;
+	EXPECT_TRUE(table_ok(e, 3));
+	EXPECT_TRUE(table_ok(e, 4));
+	/* Two holders beside a conflict. */
+	e[0].id = 3;
 	EXPECT_FALSE(table_ok(e, 4));
+	e[0].id = 1;
 	e[1].id = 2;
 	EXPECT_TRUE(table_ok(e, 4));
 }
