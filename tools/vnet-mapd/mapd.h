@@ -123,6 +123,8 @@ enum mapd_event_kind {
 				/* other claims it too */
 	MAPD_EV_FULL,		/* leader: count newcomers not admitted, */
 				/* the table is full */
+	MAPD_EV_STALLED,	/* this process did not run for count ms, */
+				/* not counted as the peers' silence */
 };
 
 struct mapd_event {

@@ -205,6 +205,10 @@ static void op_event(void *ctx, const struct mapd_event *ev)
 		say(d, "error: --nic-id %u is configured on %s too: the id is refused to both, and no node routes it until one of them stops or is configured with another",
 		    ev->id, b);
 		break;
+	case MAPD_EV_STALLED:
+		say(d, "not scheduled for %u ms: the peers' silence meanwhile is not counted against them",
+		    ev->count);
+		break;
 	case MAPD_EV_FULL:
 		say(d, "the table is full: %u nodes not admitted (at most %u members)",
 		    ev->count, MAPD_MAX_MEMBERS);

@@ -324,6 +324,42 @@ TEST(restarted_leader_withdraws_no_live_route)
 }
 
 /*
+ * A member's daemon does not run for 1.5 dead_ms (its VM starved by the
+ * host), while everyone else goes on.  The others count it dead, rightly:
+ * it said nothing.  But when it runs again its first tick comes before it
+ * has read the HELLOs that queued up meanwhile, and the silence it sees
+ * was its own: it must count nobody dead, lead nothing, and keep every
+ * route it had.
+ */
+TEST(stalled_member_counts_nobody_dead)
+{
+	struct sim_opts o = { .n = 16, .seed = 15 };
+	struct sim *s = cluster(_metadata, &o);
+	uint32_t k, j, lost = 0, leading, *ids = sim_ids(s);
+	uint64_t t0;
+
+	sim_pick(s, 1, &k);
+	leading = s->node[k].leading;
+	sim_stall(s, k, D + D / 2);
+	t0 = sim_now_ms(s);
+	while (sim_now_ms(s) < t0 + 3 * D) {
+		sim_run_for(s, POLL);
+		for (j = 0; j < s->o.n; j++)
+			if (j != k && !sim_has_route(s, k, ids[j], NULL))
+				lost++;
+	}
+	TH_LOG("a member stalled for %u ms: %u of its routes missing in %u looks, led %u times",
+	       D + D / 2, lost, 3 * D / POLL, s->node[k].leading - leading);
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(leading, s->node[k].leading);
+	converge(_metadata, s, 5000);
+	for (j = 0; j < s->o.n; j++)
+		EXPECT_EQ(ids[j], sim_id(s, j));
+	free(ids);
+	sim_free(s);
+}
+
+/*
  * systemctl restart: the daemon says LEAVE, and the new one starts on the
  * same boot a moment later.  It is back within a few heartbeats, not
  * after its peers forget the one that left, with the same id and no
