@@ -71,8 +71,10 @@ check: all
 	tools/testing/check
 
 # Four guests, each with its own kernel, on one private switch
-# (tools/vm/cluster): AM traffic between every pair, a node power-cut and
-# booted again, a link cut (selftests/cluster/run.sh).
+# (tools/vm/cluster): AM traffic between every pair with routes set by
+# hand, then with vnet-mapd through a cold start, a power cut and a
+# reboot, a link cut, the leader's daemon killed, and paging through 10%
+# loss (selftests/cluster/run.sh).
 .PHONY: check-cluster
 check-cluster: all
 	tools/vm/cluster --nodes 4 --timeout 600 -- selftests/cluster/run.sh

@@ -4,28 +4,34 @@
  * selftests/cluster/run.sh: every request is answered once or comes back to
  * its sender, and none is delivered twice.
  *
- *   am_peers serve NIC
- *	An endpoint on NIC with a random tag.  Prints "serving NIC:EP tag TAG"
- *	and answers requests until SIGTERM or SIGINT.  Per client (its
- *	endpoint's name and the run id in its requests) it keeps which
- *	sequence numbers were delivered, so a second delivery of one counts
- *	as a duplicate.  Exits 1 if it saw a duplicate or a corrupt payload.
+ *   am_peers serve NIC [--endpoints N]
+ *	N endpoints (default 1) on NIC, each with a random tag.  Prints
+ *	"serving NIC:EP tag TAG" for each and answers requests until SIGTERM
+ *	or SIGINT.  Per client (its endpoint's name and the run id in its
+ *	requests) it keeps which sequence numbers were delivered, so a second
+ *	delivery of one counts as a duplicate.  Exits 1 if it saw a duplicate
+ *	or a corrupt payload.
  *
  *   VNET_PEERS="NIC:EP:TAG ..." am_peers send NIC [--count N] [--seconds S]
+ *							 [--persist]
  *	An endpoint on NIC per peer, each with K = 4 requests in flight:
  *	medium requests of 0 to 4 KiB, N to every peer (default 100), or as
  *	many as S seconds allow.  A peer that returns a request unreachable
- *	gets no more, nor does one that resolved none of its requests for
+ *	gets no more (with --persist it still gets its N), nor does one that
+ *	resolved none of its requests for
  *	10 s: a node that died after taking a request never answers it, and
  *	the requests it holds are left "unanswered".  When all are resolved,
  *	each peer that returned none is asked how many requests of this run
  *	it took.  Prints a line per peer
  *
- *	  peer NIC sent S replied R unreachable U returned O unanswered L
+ *	  peer NIC:EP sent S replied R unreachable U returned O unanswered L
  *	  dupreplies D slowest T delivered V duplicates W corrupt C
+ *	  unreachable_after A
  *
  *	T being the longest a request took to be resolved, in seconds
- *	(V, W and C are "-" for a peer not asked) and exits 1 if a request
+ *	(V, W and C are "-" for a peer not asked), and A the seconds from
+ *	the peer's last reply (its last sign of life) to its last request
+ *	that came back unreachable ("-" if none did), and exits 1 if a request
  *	was answered or returned twice (D != 0) or a peer asked did not take
  *	exactly the requests it answered, intact (V != R, W != 0, C != 0).
  *	Whether the returned and unanswered requests were to be expected is
@@ -52,8 +58,9 @@
 #define H_ACK		3	/* client: seq */
 #define H_COUNTED	4	/* client: delivered, duplicates, corrupt */
 
-#define MAX_PEERS	16
-#define MAX_CLIENTS	64
+#define MAX_PEERS	64
+#define MAX_CLIENTS	128
+#define MAX_SERVE_EPS	32
 #define MAX_SEQ		(1u << 20)	/* per client run and peer */
 #define MAX_LEN		4096u
 #define CREDITS		AMVNET_DEFAULT_CREDITS
@@ -219,7 +226,7 @@ static void on_srv_returned(int status, op_t opcode, void *token)
 	srv_returned++;
 }
 
-static int serve(uint32_t nic)
+static int serve(uint32_t nic, int nr_eps)
 {
 	unsigned long dups = 0, corrupt = 0, delivered = 0;
 	en_t name;
@@ -230,18 +237,21 @@ static int serve(uint32_t nic)
 
 	CHECK(AM_Init());
 	CHECK(AM_AllocateBundle(AM_SEQ, &eb));
-	CHECK(AMVNET_AllocateEndpointOnNIC(eb, nic, &ep, &name));
-	CHECK(AMVNET_RandomTag(&tag));
-	CHECK(AM_SetTag(ep, tag));
-	CHECK(AM_SetHandler(ep, 0, on_srv_returned));
-	CHECK(AM_SetHandler(ep, H_REQ, on_request));
-	CHECK(AM_SetHandler(ep, H_COUNT, on_count));
+	for (i = 0; i < nr_eps; i++) {
+		CHECK(AMVNET_AllocateEndpointOnNIC(eb, nic, &ep, &name));
+		CHECK(AMVNET_RandomTag(&tag));
+		CHECK(AM_SetTag(ep, tag));
+		CHECK(AM_SetHandler(ep, 0, on_srv_returned));
+		CHECK(AM_SetHandler(ep, H_REQ, on_request));
+		CHECK(AM_SetHandler(ep, H_COUNT, on_count));
+		printf("serving %u:%u tag 0x%016" PRIx64 "\n", name.nic,
+		       name.ep, tag);
+	}
 	CHECK(AM_SetEventMask(eb, AM_NOTEMPTY));
 	if (signals()) {
 		perror(prog);
 		return 1;
 	}
-	printf("serving %u:%u tag 0x%016" PRIx64 "\n", name.nic, name.ep, tag);
 	fflush(stdout);
 
 	while (!stop)
@@ -280,8 +290,11 @@ struct peer {
 	uint8_t *done;			/* a bit per sequence number resolved */
 	struct flight flight[CREDITS];
 	double slowest;
+	double last_reply;		/* 0: none yet */
+	double last_unreachable;	/* 0: none came back unreachable */
 	uint32_t sent, replied, unreachable, returned, dupreplies;
 	double progress;		/* its last resolution, or first request */
+	double first_sent;
 	bool dead;			/* returned a request unreachable */
 	bool stalled;			/* resolved nothing for STALL_SEC */
 	bool asked, counted;
@@ -290,6 +303,7 @@ struct peer {
 
 static struct peer peers[MAX_PEERS];
 static int nr_peers;
+static bool persist;		/* send on to a peer that is unreachable */
 
 /* Request @seq to @p leaves: it takes a credit, so a slot is free. */
 static void depart(struct peer *p, uint32_t seq)
@@ -298,6 +312,8 @@ static void depart(struct peer *p, uint32_t seq)
 
 	if (p->sent == p->replied + p->unreachable + p->returned)
 		p->progress = now();
+	if (!p->sent)
+		p->first_sent = now();
 	for (i = 0; i < CREDITS; i++) {
 		if (!p->flight[i].used) {
 			p->flight[i] = (struct flight){ seq, true, now() };
@@ -346,6 +362,7 @@ static void on_ack(void *token, int32_t seq)
 	} else {
 		p->replied++;
 		arrive(p, seq);
+		p->last_reply = p->progress;
 	}
 }
 
@@ -385,6 +402,7 @@ static void on_returned(int status, op_t opcode, void *token)
 	arrive(p, seq);
 	if (status == EUNREACHABLE) {
 		p->unreachable++;
+		p->last_unreachable = p->progress;
 	} else {
 		p->returned++;
 		fprintf(stderr, "%s: request %u to %u:%u returned: status %d, "
@@ -462,7 +480,7 @@ static int send_all(eb_t eb, uint32_t run, uint32_t count, double seconds,
 			struct peer *p = &peers[i];
 
 			outstanding(p);
-			if (p->dead || p->stalled || !more_time ||
+			if ((p->dead && !persist) || p->stalled || !more_time ||
 			    p->sent >= count)
 				continue;
 			busy = true;
@@ -518,19 +536,26 @@ static int report(void)
 		struct peer *p = &peers[i];
 		bool ok = !p->dupreplies;
 
-		printf("peer %u sent %u replied %u unreachable %u returned %u "
+		printf("peer %u:%u sent %u replied %u unreachable %u returned %u "
 		       "unanswered %u dupreplies %u slowest %.3f", p->name.nic,
-		       p->sent, p->replied, p->unreachable, p->returned,
-		       p->sent - resolved(p), p->dupreplies, p->slowest);
+		       p->name.ep, p->sent, p->replied, p->unreachable,
+		       p->returned, p->sent - resolved(p), p->dupreplies,
+		       p->slowest);
 		if (p->counted) {
-			printf(" delivered %d duplicates %d corrupt %d\n",
+			printf(" delivered %d duplicates %d corrupt %d",
 			       (int)p->delivered, (int)p->duplicates,
 			       (int)p->corrupt);
 			ok = ok && p->delivered == p->replied &&
 			     !p->duplicates && !p->corrupt;
 		} else {
-			printf(" delivered - duplicates - corrupt -\n");
+			printf(" delivered - duplicates - corrupt -");
 		}
+		/* Never answered: from its first request, the earliest it lived. */
+		if (p->last_unreachable)
+			printf(" unreachable_after %.3f\n", p->last_unreachable -
+			       (p->last_reply ? p->last_reply : p->first_sent));
+		else
+			printf(" unreachable_after -\n");
 		bad |= !ok;
 	}
 	return bad;
@@ -582,9 +607,9 @@ static int send_main(uint32_t nic, uint32_t count, double seconds)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s serve NIC\n"
+	fprintf(stderr, "usage: %s serve NIC [--endpoints N]\n"
 		"       VNET_PEERS=\"NIC:EP:TAG ...\" %s send NIC "
-		"[--count N] [--seconds S]\n", prog, prog);
+		"[--count N] [--seconds S] [--persist]\n", prog, prog);
 }
 
 int main(int argc, char **argv)
@@ -605,18 +630,35 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	if (!strcmp(argv[1], "serve") && argc == 3)
-		return serve(nic);
+	if (!strcmp(argv[1], "serve")) {
+		unsigned long eps = 1;
+
+		if (argc == 5 && !strcmp(argv[3], "--endpoints"))
+			eps = strtoul(argv[4], &end, 0);
+		else if (argc != 3)
+			eps = 0;
+		if (!eps || eps > MAX_SERVE_EPS || (argc == 5 && *end)) {
+			usage();
+			return 2;
+		}
+		return serve(nic, eps);
+	}
 	if (strcmp(argv[1], "send")) {
 		usage();
 		return 2;
 	}
-	for (a = 3; a + 1 < argc; a += 2) {
+	for (a = 3; a < argc; a++) {
+		if (!strcmp(argv[a], "--persist")) {
+			persist = true;
+			continue;
+		}
+		if (a + 1 == argc)
+			break;
 		if (!strcmp(argv[a], "--count")) {
-			count = strtoul(argv[a + 1], &end, 0);
+			count = strtoul(argv[++a], &end, 0);
 			seconds = 0;
 		} else if (!strcmp(argv[a], "--seconds")) {
-			seconds = strtod(argv[a + 1], &end);
+			seconds = strtod(argv[++a], &end);
 			count = MAX_SEQ;
 		} else {
 			break;

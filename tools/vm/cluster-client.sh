@@ -254,9 +254,12 @@ client_main()
 		wait_nodes "" "$@" || exit 1
 		;;
 	link)
-		(($# == 2)) || cdie "usage: $PROG link K down|up"
+		(($# == 2)) || [[ $# == 3 && $2 == down ]] ||
+			cdie "usage: $PROG link K down [MS] | link K up"
 		check_node "$1"
-		request link "$1" "$2" || exit 1
+		[[ $# == 2 ]] || is_positive "$3" ||
+			cdie "link $1 down: not a number of milliseconds: $3"
+		request link "$@" || exit 1
 		;;
 	status)
 		cmd_status

@@ -207,15 +207,16 @@ node_tick()
 }
 
 # ---------------------------------------------------------------------------
-# Requests: "kill K", "boot K", "link K up|down".  Sets reply: the status
+# Requests: "kill K", "boot K", "link K up|down", "link K down MS".  Sets
+# reply: the status
 # (0 done, 1 refused) and a message.  Runs in the server itself, never in
 # a subshell, as the QEMUs it starts must be the server's children.
 
 serve_request()
 {
-	local op k arg
+	local op k arg ms
 
-	read -r op k arg _ <"$1" || true
+	read -r op k arg ms _ <"$1" || true
 	if [[ ! $k =~ ^(0|[1-9][0-9]*)$ ]] || ((k >= nodes)); then
 		reply="1 no node '$k': the nodes are 0 to $((nodes - 1))"
 		return
@@ -240,10 +241,23 @@ serve_request()
 	link)
 		if [[ $arg != up && $arg != down ]]; then
 			reply="1 link $k: up or down, not '$arg'"
-		elif ipn link set "tap$k" "$arg"; then
+		elif [[ -n $ms ]] && ! is_positive "$ms"; then
+			reply="1 link $k down: not a number of milliseconds: $ms"
+		elif ! ipn link set "tap$k" "$arg"; then
+			reply="1 cannot set tap$k $arg"
+		elif [[ -z $ms ]]; then
 			put "$rundir/node$k/link" "$arg"
 		else
-			reply="1 cannot set tap$k $arg"
+			# Timed here rather than by the client, whose two
+			# requests would each wait for a pass of this loop:
+			# the cut lasts MS, give or take two runs of ip.
+			put "$rundir/node$k/link" down
+			nap "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+			if ipn link set "tap$k" up; then
+				put "$rundir/node$k/link" up
+			else
+				reply="1 cannot set tap$k up"
+			fi
 		fi
 		;;
 	*)

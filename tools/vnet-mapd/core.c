@@ -353,6 +353,29 @@ static void expire_peers(struct mapd *m, struct sweep *sw)
 }
 
 /*
+ * This process did not run for @gap ms: a tick is that late.  What the
+ * peers sent meanwhile may still be queued, unread, so their silence in
+ * that time is ours, not theirs: it does not count against them, nor
+ * against the cold start's listening.  Without this a daemon starved for
+ * dead_ms (a VM whose host is busy) would count every peer dead at its
+ * next tick, take over as leader and withdraw every route it has.
+ */
+static void not_running(struct mapd *m, uint64_t gap)
+{
+	struct mapd_event ev = { .kind = MAPD_EV_STALLED, .count = gap };
+	uint32_t i;
+
+	for (i = 0; i < m->view.n; i++) {
+		struct mapd_peer *p = &m->view.peer[i];
+
+		p->last_heard = p->last_heard + gap < m->now ?
+				p->last_heard + gap : m->now;
+	}
+	m->started = m->started + gap < m->now ? m->started + gap : m->now;
+	mapd_emit(m, &ev);
+}
+
+/*
  * A cold start: nobody has a table, nobody is eligible.  The node with the
  * lowest MAC it hears becomes eligible after discovery_ms and leads; the
  * others wait for its table, so the cluster starts with one leader rather
@@ -379,6 +402,9 @@ uint64_t mapd_tick(struct mapd *m, uint64_t now)
 	if (m->now >= m->next_tick) {
 		struct sweep sw;
 
+		/* Due every H/4: a heartbeat late is not a busy loop. */
+		if (m->now - m->next_tick > m->cfg.heartbeat_ms)
+			not_running(m, m->now - m->next_tick);
 		expire_peers(m, &sw);
 		cold_start(m, &sw);
 		m->next_tick = m->now + m->tick_ms;

@@ -57,6 +57,20 @@ static bool live_of(const struct mapd *m, const uint8_t mac[6],
 	return true;
 }
 
+/*
+ * Not heard since this daemon started, less than dead_ms ago: as far as it
+ * can tell, @mac has been silent for less than the dead_ms any node is
+ * given.  A daemon restarted on the lowest MAC leads again at its first
+ * tick after it has the table, which can be before every member's HELLO
+ * has come; counting those dead would withdraw live nodes' routes, on
+ * every node, for as long as it takes their HELLOs to arrive.
+ */
+static bool too_soon_to_tell(const struct mapd *m, const uint8_t mac[6])
+{
+	return m->now - m->started < m->cfg.dead_ms &&
+	       !mapd_view_find(&m->view, mac);
+}
+
 /* The installed table's entries as they stand now, into next. */
 static void carry_over(struct mapd *m)
 {
@@ -69,6 +83,12 @@ static void carry_over(struct mapd *m)
 		struct live l;
 
 		*e = m->inst.e[i];
+		if (e->state == MAPD_ALIVE && too_soon_to_tell(m, e->mac)) {
+			/* As the table has it, until it is heard or D passes. */
+			*c = e->flags & MAPD_ENTRY_CONFIGURED ? C_AC : C_AI;
+			m->next.n++;
+			continue;
+		}
 		if (!live_of(m, e->mac, &l)) {
 			/* A refused claim held nothing to keep. */
 			if (e->state == MAPD_CONFLICT)

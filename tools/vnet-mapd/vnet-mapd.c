@@ -213,6 +213,10 @@ static void op_event(void *ctx, const struct mapd_event *ev)
 		say(d, "error: --nic-id %u is held by %s, which is alive: the id is refused to this node until %s is dead or stops",
 		    ev->id, b, b);
 		break;
+	case MAPD_EV_STALLED:
+		say(d, "not scheduled for %u ms: the peers' silence meanwhile is not counted against them",
+		    ev->count);
+		break;
 	case MAPD_EV_FULL:
 		say(d, "the table is full: %u nodes not admitted (at most %u members)",
 		    ev->count, MAPD_MAX_MEMBERS);

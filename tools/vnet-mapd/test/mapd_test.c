@@ -277,6 +277,89 @@ TEST(daemon_restart_changes_no_route)
 }
 
 /*
+ * The leader's daemon dies (SIGKILL: no LEAVE) and is started again once
+ * the others have counted it dead.  Having the lowest MAC, it takes the
+ * table as a member and leads again at its next tick, which can come
+ * before every member's HELLO does: under a VM host's load they come tens
+ * of milliseconds late, so the latencies here are 10 to 100 ms.  A member
+ * it has not heard yet has been silent for less than dead_ms as far as it
+ * can tell, so the table it publishes must keep it ALIVE: no node may
+ * lose a live node's route, even for a moment, or messages in flight to
+ * it come back unreachable.
+ */
+TEST(restarted_leader_withdraws_no_live_route)
+{
+	struct sim_opts o = { .n = 32, .seed = 14, .lat_min_us = 10000,
+			      .lat_max_us = 100000 };
+	struct sim *s = cluster(_metadata, &o);
+	int32_t lead = sim_leader(s);
+	uint32_t i, j, lost = 0, *ids = sim_ids(s);
+	uint64_t t0, first = 0;
+
+	sim_kill(s, lead);
+	sim_run_for(s, D + 4 * H);
+	ASSERT_NE(lead, sim_leader(s));
+	sim_restart_daemon(s, lead);
+	t0 = sim_now_ms(s);
+	while (sim_now_ms(s) < t0 + 2 * D) {
+		sim_run_for(s, POLL);
+		for (i = 0; i < s->o.n; i++)
+			for (j = 0; j < s->o.n; j++)
+				if (i != j && i != (uint32_t)lead &&
+				    j != (uint32_t)lead &&
+				    !sim_has_route(s, i, ids[j], NULL)) {
+					lost++;
+					first = first ? first : sim_now_ms(s);
+				}
+	}
+	TH_LOG("the restarted leader's takeover: %u live routes missing, the first %llu ms after its start",
+	       lost, (unsigned long long)(first ? first - t0 : 0));
+	EXPECT_EQ(0, lost);
+	converge(_metadata, s, 5000);
+	EXPECT_EQ(lead, sim_leader(s));
+	for (i = 0; i < s->o.n; i++)
+		EXPECT_EQ(ids[i], sim_id(s, i));
+	free(ids);
+	sim_free(s);
+}
+
+/*
+ * A member's daemon does not run for 1.5 dead_ms (its VM starved by the
+ * host), while everyone else goes on.  The others count it dead, rightly:
+ * it said nothing.  But when it runs again its first tick comes before it
+ * has read the HELLOs that queued up meanwhile, and the silence it sees
+ * was its own: it must count nobody dead, lead nothing, and keep every
+ * route it had.
+ */
+TEST(stalled_member_counts_nobody_dead)
+{
+	struct sim_opts o = { .n = 16, .seed = 15 };
+	struct sim *s = cluster(_metadata, &o);
+	uint32_t k, j, lost = 0, leading, *ids = sim_ids(s);
+	uint64_t t0;
+
+	sim_pick(s, 1, &k);
+	leading = s->node[k].leading;
+	sim_stall(s, k, D + D / 2);
+	t0 = sim_now_ms(s);
+	while (sim_now_ms(s) < t0 + 3 * D) {
+		sim_run_for(s, POLL);
+		for (j = 0; j < s->o.n; j++)
+			if (j != k && !sim_has_route(s, k, ids[j], NULL))
+				lost++;
+	}
+	TH_LOG("a member stalled for %u ms: %u of its routes missing in %u looks, led %u times",
+	       D + D / 2, lost, 3 * D / POLL, s->node[k].leading - leading);
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(leading, s->node[k].leading);
+	converge(_metadata, s, 5000);
+	for (j = 0; j < s->o.n; j++)
+		EXPECT_EQ(ids[j], sim_id(s, j));
+	free(ids);
+	sim_free(s);
+}
+
+/*
  * systemctl restart: the daemon says LEAVE, and the new one starts on the
  * same boot a moment later.  It is back within a few heartbeats, not
  * after its peers forget the one that left, with the same id and no

@@ -109,6 +109,12 @@ static void put_pkt(struct sim_pkt *p)
 		free(p);
 }
 
+static void drop_backlog(struct sim_node *n)
+{
+	while (n->nbacklog)
+		put_pkt(n->backlog[--n->nbacklog]);
+}
+
 static void transmit(struct sim *s, uint32_t src, uint32_t group,
 		     const uint8_t from[6], const uint8_t to[6],
 		     const void *buf, size_t len)
@@ -293,8 +299,15 @@ void sim_kill(struct sim *s, uint32_t i)
 
 	n->up = false;
 	n->gen++;
+	n->stalled_until_us = 0;
+	drop_backlog(n);
 	mapd_destroy(n->m);
 	n->m = NULL;
+}
+
+void sim_stall(struct sim *s, uint32_t i, uint64_t ms)
+{
+	s->node[i].stalled_until_us = s->now_us + ms * 1000;
 }
 
 void sim_stop(struct sim *s, uint32_t i)
@@ -336,7 +349,7 @@ int32_t sim_find(const struct sim *s, const uint8_t mac[6])
 }
 
 static void deliver_to(struct sim *s, struct sim_node *n,
-		       const struct sim_pkt *p)
+		       struct sim_pkt *p)
 {
 	if (!n->up || n->index == p->src)
 		return;
@@ -347,6 +360,18 @@ static void deliver_to(struct sim *s, struct sim_node *n,
 		return;
 	}
 	s->deliveries++;
+	if (n->stalled_until_us > s->now_us) {
+		if (n->nbacklog == n->backlog_cap) {
+			n->backlog_cap = n->backlog_cap ? 2 * n->backlog_cap : 64;
+			n->backlog = realloc(n->backlog, n->backlog_cap *
+					     sizeof(*n->backlog));
+			if (!n->backlog)
+				abort();
+		}
+		p->refs++;
+		n->backlog[n->nbacklog++] = p;
+		return;
+	}
 	mapd_input(n->m, sim_now_ms(s), p->from, p->data, p->len);
 }
 
@@ -375,7 +400,21 @@ static void wake(struct sim *s, struct sim_node *n, uint64_t gen)
 
 	if (!n->up || gen != n->gen)
 		return;
+	if (n->stalled_until_us > s->now_us) {
+		ev.t = n->stalled_until_us;
+		push(s, ev);
+		return;
+	}
 	next = mapd_tick(n->m, sim_now_ms(s)) * 1000;
+	if (n->nbacklog) {
+		uint32_t i;
+
+		for (i = 0; i < n->nbacklog; i++)
+			mapd_input(n->m, sim_now_ms(s), n->backlog[i]->from,
+				   n->backlog[i]->data, n->backlog[i]->len);
+		drop_backlog(n);
+		next = mapd_tick(n->m, sim_now_ms(s)) * 1000;
+	}
 	ev.t = next > s->now_us ? next : s->now_us + 1000;
 	push(s, ev);
 }
@@ -475,6 +514,8 @@ void sim_free(struct sim *s)
 			put_pkt(ev.pkt);
 	}
 	for (i = 0; i < s->o.n; i++) {
+		drop_backlog(&s->node[i]);
+		free(s->node[i].backlog);
 		mapd_destroy(s->node[i].m);
 		free(s->node[i].route);
 	}

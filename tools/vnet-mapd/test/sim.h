@@ -40,6 +40,9 @@ struct sim_node {
 	uint32_t nic_id_cfg;		/* --nic-id; MAPD_NO_ID */
 	uint64_t gen;			/* wake-ups of a dead incarnation */
 					/* are dropped */
+	uint64_t stalled_until_us;	/* its daemon does not run until */
+	struct sim_pkt **backlog;	/* what reached it meanwhile */
+	uint32_t nbacklog, backlog_cap;
 
 	/* The fake NIC. */
 	uint32_t nic_id;
@@ -99,6 +102,12 @@ void sim_kill(struct sim *s, uint32_t i);
 void sim_stop(struct sim *s, uint32_t i);
 /* The daemon restarts on a running node: same boot id, NIC as it was. */
 void sim_restart_daemon(struct sim *s, uint32_t i);
+/*
+ * Node @i's daemon does not run for @ms (a starved VM): what reaches it
+ * meanwhile waits in its queue, and when it runs again it ticks before it
+ * reads the queue, the worst order.
+ */
+void sim_stall(struct sim *s, uint32_t i, uint64_t ms);
 
 /* Node i goes to partition group[i]; sim_heal() joins them again. */
 void sim_partition(struct sim *s, const uint32_t *group);
