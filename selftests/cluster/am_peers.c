@@ -503,10 +503,14 @@ static int send_all(eb_t eb, uint32_t run, uint32_t count, double seconds,
 	return 0;
 }
 
-/* Ask each peer that returned nothing what it took from this run. */
+/*
+ * Ask each peer that returned nothing what it took from this run, one
+ * after the other: each gets STALL_SEC to answer, as a request does,
+ * since a paged endpoint behind a lossy link can take seconds.
+ */
 static int ask_counts(eb_t eb, uint32_t run)
 {
-	double limit = now() + STALL_SEC;
+	double limit;
 	int i;
 
 	for (i = 0; i < nr_peers; i++) {
@@ -514,6 +518,7 @@ static int ask_counts(eb_t eb, uint32_t run)
 
 		if (p->dead || p->stalled || p->returned)
 			continue;
+		limit = now() + STALL_SEC;
 		p->asked = true;
 		CHECK(AM_Request1(p->ep, 0, H_COUNT, run));
 		while (p->asked && !p->counted) {
