@@ -6,6 +6,7 @@
 # make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
 # make bench-mapd the mapper's convergence against node count, simulated
+# make bench-cluster  vnet beside TCP between two nodes of a cluster of VMs
 # make setup      install the Debian packages all of this needs
 
 KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 | sed 's|.*/linux-headers-||')
@@ -89,6 +90,14 @@ demo: setup all
 .PHONY: bench-wire
 bench-wire: setup all
 	tools/vm/run --smp 1 -- tools/testing/bench-wire
+
+# vnet pingpong and bw between the kernels of two nodes of a four-node
+# cluster whose ids and routes vnet-mapd keeps, beside TCP (sockperf,
+# iperf3) between the same two nodes over the same switch, in the same
+# run; tools/testing/bench-cluster.
+.PHONY: bench-cluster
+bench-cluster: setup all
+	tools/vm/cluster --nodes 4 --timeout 900 -- tools/testing/bench-cluster
 
 # The NOW paper's overcommit experiment (figures 10 and 11) and bench
 # paging, once with one vCPU and once with two (tools/testing/
