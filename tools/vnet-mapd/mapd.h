@@ -123,8 +123,9 @@ enum mapd_event_kind {
 				/* other claims it too */
 	MAPD_EV_FULL,		/* leader: count newcomers not admitted, */
 				/* the table is full */
-	MAPD_EV_STALLED,	/* this process did not run for count ms, */
-				/* not counted as the peers' silence */
+	MAPD_EV_STALLED,	/* this process did not run for count ms */
+				/* (at least dead_ms / 2), not counted as */
+				/* the peers' silence */
 };
 
 struct mapd_event {
