@@ -235,9 +235,9 @@ power_cut()
 	boot=${boots[victim]}
 	for k in $survivors; do
 		client_start "$k" "${nic[k]}" \
-			"$(endpoints_of main "$(others "$all" "$k")")" --seconds 6
+			"$(endpoints_of main "$(others "$all" "$k")")" --seconds 7
 	done
-	sleep 2
+	sleep 3
 	t0=$(now_ms)
 	c kill "$victim"
 	check $? "" "power cut: node $victim killed under traffic"
@@ -253,7 +253,7 @@ power_cut()
 		# A request node 3 had taken is no longer its sender's NIC's:
 		# nothing can return it.  A client has 4 in flight.
 		result "$k" "$(ep_of "$victim")"
-		((replied > 0 && returned == 0 && dupreplies == 0 &&
+		((sent > 0 && returned == 0 && dupreplies == 0 &&
 		  unanswered <= 4 && replied + unreachable + unanswered == sent))
 		check $? "$out/client.$k" "power cut: node $k -> node $victim:" \
 			"$sent requests: $replied answered, $unreachable back" \
@@ -353,7 +353,7 @@ link_cut()
 	t0=$(now_ms)
 	c link "$cut" down "$cut_ms"
 	check $? "" "link cut: node $cut's switch port down for $cut_ms ms" \
-		"(D/2), then up again"
+		"(D/4), then up again"
 	echo "# link cut: the request took $(($(now_ms) - t0)) ms"
 	for k in $all; do
 		client_wait "$k" "link cut"
