@@ -148,14 +148,15 @@ names_of()
 
 declare -A client_pid=()
 
-# am_peers on node $1 sending from NIC $2 to the endpoints $3 (NIC:EP:TAG
-# words), with the options that follow; its output in $out/client.$1.
+# am_peers on node K sending from NIC $2 to the endpoints $3 (NIC:EP:TAG
+# words), with the options that follow.  $1 is K, or K.NAME for a second
+# client on the node; its output goes to $out/client.$1.
 client_start()
 {
 	local k=$1 id=$2 to=$3
 
 	shift 3
-	c run "$k" env VNET_PEERS="$to" "$am" send "$id" "$@" \
+	c run "${k%%.*}" env VNET_PEERS="$to" "$am" send "$id" "$@" \
 		>"$out/client.$k" 2>&1 &
 	client_pid[$k]=$!
 }
@@ -168,7 +169,7 @@ client_wait()
 
 	wait "${client_pid[$k]}"
 	check $? "$out/client.$k" \
-		"$2: node $k's client saw nothing resolved twice"
+		"$2: node ${k%%.*}'s client saw nothing resolved twice"
 }
 
 # Sets the counts that node $1's client printed for endpoint $2 (NIC:EP);

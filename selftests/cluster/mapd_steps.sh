@@ -242,6 +242,12 @@ power_cut()
 	c kill "$victim"
 	check $? "" "power cut: node $victim killed under traffic"
 	t1=$(now_ms)
+	# Requests sent to it now cannot be taken: each must come back, when
+	# the route goes, not after the transport's retries.
+	for k in $survivors; do
+		client_start "$k.late" "${nic[k]}" "${server_eps[main.$victim]}" \
+			--count 3 --persist
+	done
 	wait "${server_pid[main.$victim]}" 2>/dev/null
 	for k in $survivors; do
 		client_wait "$k" "power cut"
@@ -270,10 +276,23 @@ power_cut()
 			figure "death: node $k's last request back unreachable" \
 			       "$ms ms after node $victim's last reply"
 		else
-			skip "power cut: node $k -> node $victim: requests" \
-			     "back unreachable in time" "node $victim had" \
+			ms="power cut: node $k -> node $victim: requests"
+			skip "$ms back unreachable in time" "node $victim had" \
 			     "taken all in flight: none came back"
 		fi
+	done
+	for k in $survivors; do
+		client_wait "$k.late" "after the kill"
+		result "$k.late" "$(ep_of "$victim")" &&
+			((sent == 3 && unreachable == 3)) &&
+			within "$slowest" "$dead_bound"
+		check $? "$out/client.$k.late" "after the kill: node $k ->" \
+			"node $victim: $unreachable of $sent requests sent after" \
+			"the kill back unreachable, the slowest in $slowest s" \
+			"(bound D + H/4 = $dead_bound ms, + $slack; the transport" \
+			"alone: $giveup_ms ms)"
+		figure "death: node $k's requests sent after the kill back" \
+		       "unreachable within $(ms_of "$slowest") ms"
 	done
 
 	wait_agree "$survivors" 30 --leader "$(mac 0)" --dead "$(mac "$victim")"
