@@ -3,12 +3,12 @@
 # shellcheck disable=SC2154,SC2034 # here, tree, out set by the sourcing
 # script, which uses vnetctl, failed and what result() sets
 #
-# selftests/cluster/lib.sh - what the cluster selftests (run.sh, with routes
-# set by hand, and mapd.sh, with vnet-mapd) share: TAP lines, am_peers
-# servers and clients on the nodes, and what the clients printed.  Sourced;
-# the sourcing script sets here (this directory), tree (the top of the
-# tree) and out (a directory for the commands' output), and then nic[K],
-# the id of node K's NIC.
+# selftests/cluster/lib.sh - what the cluster selftest's steps (run.sh,
+# with routes set by hand, and mapd_steps.sh, with vnet-mapd) share: TAP
+# lines, am_peers servers and clients on the nodes, and what the clients
+# printed.  Sourced; the sourcing script sets here (this directory), tree
+# (the top of the tree) and out (a directory for the commands' output),
+# and then nic[K], the id of node K's NIC.
 
 am=$here/am_peers
 vnetctl=$tree/tools/vnetctl/vnetctl

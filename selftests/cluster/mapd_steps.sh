@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # the settings of mapd.sh, which sources this
+# shellcheck disable=SC2154 # the settings of run.sh, which sources this
 #
 # selftests/cluster/mapd_steps.sh - the steps of selftests/cluster/run.sh
 # with vnet-mapd (run.sh says what each proves), and the helpers they
