@@ -352,7 +352,7 @@ rejoin()
 	figure "rejoin: node $victim has the table $ms ms after its daemon" \
 	       "started"
 	server_start main "$victim" "${nic[victim]}"
-	all_pairs "reboot" "$all" main --count 50
+	all_pairs "reboot" "$all" main --count 30
 }
 
 # ---------------------------------------------------------------------------
@@ -468,7 +468,7 @@ leader_change()
 		"$term.$version $ms ms after its daemon started (bound H +" \
 		"H/2 = $((join_bound + tick)) ms, + $slack)"
 	figure "restarted leader: node 0 leads again $ms ms after its start"
-	all_pairs "leader back" "$all" main --count 30
+	all_pairs "leader back" "$all" main --count 20
 }
 
 # ---------------------------------------------------------------------------
@@ -486,7 +486,7 @@ counters()
 
 paging()
 {
-	local k j before v loss=1 count=30 refused=0
+	local k j before v loss=1 count=20 refused=0
 	local -a c0 c1
 
 	before=$term.$version

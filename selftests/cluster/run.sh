@@ -147,7 +147,7 @@ manual_routes()
 	for k in $all; do
 		to=$(endpoints_of main "$(others "$all" "$k")")
 		((k)) || to+="$ghost:0:0"
-		client_start "$k" "${nic[k]}" "$to" --count 50
+		client_start "$k" "${nic[k]}" "$to" --count 30
 	done
 	for k in $all; do
 		client_wait "$k" "manual"
