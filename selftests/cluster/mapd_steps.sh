@@ -486,8 +486,8 @@ counters()
 
 paging()
 {
-	local k j before v loss=1 count=20 refused=0
-	local -a c0 c1
+	local k j before loss=1 count=20 refused=0 want t
+	local -a c0 c1 frames=() eps_seen=()
 
 	before=$term.$version
 	for k in $all; do
@@ -513,12 +513,22 @@ paging()
 			"$(endpoints_of page "$(others "$all" "$k")")" \
 			--count "$count"
 	done
-	# Every client has its endpoints once it sent; count them then.
-	sleep 5
+	# Each client makes its 24 endpoints as it starts, which on a busy
+	# host can take a while: look until every node has had its 32.
+	want=$((paging_eps * 4))
+	for ((t = SECONDS + 30; SECONDS < t;)); do
+		for k in $all; do
+			[ "${eps_seen[k]:-0}" = "$want" ] && continue
+			read -r _ _ _ _ "frames[k]" "eps_seen[k]" \
+				<<<"$(counters "$k")"
+		done
+		[ "${eps_seen[*]}" = "$want $want $want $want" ] && break
+		sleep 1
+	done
 	for k in $all; do
-		read -r _ _ _ _ v j <<<"$(counters "$k")"
-		[ "$v" = 8 ] && [ "$j" = $((paging_eps * 4)) ]
-		check $? "" "paging: node $k has $j endpoints on $v frames"
+		[ "${frames[k]}" = 8 ] && [ "${eps_seen[k]}" = "$want" ]
+		check $? "" "paging: node $k has ${eps_seen[k]} endpoints on" \
+			"${frames[k]} frames"
 	done
 	for k in $all; do
 		client_wait "$k" "paging"
