@@ -504,33 +504,42 @@ static int send_all(eb_t eb, uint32_t run, uint32_t count, double seconds,
 }
 
 /*
- * Ask each peer that returned nothing what it took from this run, one
- * after the other: each gets STALL_SEC to answer, as a request does,
- * since a paged endpoint behind a lossy link can take seconds.
+ * Ask each peer that returned nothing what it took from this run: all at
+ * once, as each may have to be paged in, and given up only when none has
+ * answered for STALL_SEC.
  */
 static int ask_counts(eb_t eb, uint32_t run)
 {
-	double limit;
-	int i;
+	double progress = now();
+	int i, left, waiting = 0;
 
 	for (i = 0; i < nr_peers; i++) {
 		struct peer *p = &peers[i];
 
 		if (p->dead || p->stalled || p->returned)
 			continue;
-		limit = now() + STALL_SEC;
 		p->asked = true;
 		CHECK(AM_Request1(p->ep, 0, H_COUNT, run));
-		while (p->asked && !p->counted) {
-			if (now() > limit) {
-				fprintf(stderr, "%s: %u:%u never said what it "
-					"took\n", prog, p->name.nic, p->name.ep);
-				return 1;
-			}
-			CHECK(AM_WaitSema(eb));
-		}
+		waiting++;
 	}
-	return 0;
+	for (;;) {
+		for (i = 0, left = 0; i < nr_peers; i++)
+			left += peers[i].asked && !peers[i].counted;
+		if (!left)
+			return 0;
+		if (left < waiting) {
+			waiting = left;
+			progress = now();
+		}
+		if (now() - progress > STALL_SEC)
+			break;
+		CHECK(AM_WaitSema(eb));
+	}
+	for (i = 0; i < nr_peers; i++)
+		if (peers[i].asked && !peers[i].counted)
+			fprintf(stderr, "%s: %u:%u never said what it took\n",
+				prog, peers[i].name.nic, peers[i].name.ep);
+	return 1;
 }
 
 static int report(void)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run on a node by selftests/cluster/mapd.sh: vnet-mapd on eth0, with
+# Run on a node by selftests/cluster/run.sh: vnet-mapd on eth0, with
 # mapd_watch beside it recording every version of its state file.
 #
 #   mapd_node.sh start LOG WATCHLOG [GO] -- VNET_MAPD_OPTIONS...

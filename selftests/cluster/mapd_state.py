@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""What the nodes' mappers say, for selftests/cluster/mapd.sh (on the host).
+"""What the nodes' mappers say, for selftests/cluster/run.sh (on the host).
 
   mapd_state.py agree [--leader MAC] [--dead MAC]... [--id MAC=ID]...
                       MAC=VIEW...

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mapd_watch FILE [INTERVAL_MS]: every version of vnet-mapd's state file,
- * for selftests/cluster/mapd.sh to time the mapper by.
+ * for selftests/cluster/run.sh to time the mapper by.
  *
  * The daemon rewrites FILE (a rename, so a new inode) on every membership
  * change and every second, and stamps each version with its own wall

@@ -29,8 +29,8 @@
 #      last HELLO; requests sent to it afterwards come back at once;
 #   4. node 3 booted again: its mapper has its old id back, and every pair
 #      exchanges exactly once again;
-#   5. the leader's link cut for half of dead_ms under traffic: nothing
-#      lost or doubled, nobody declared dead;
+#   5. the leader's link cut for a quarter of dead_ms under traffic:
+#      nothing lost or doubled, nobody declared dead;
 #   6. the leader's daemon killed: node 1 leads within the bound; started
 #      again while nodes 1 to 3 talk, it takes no route from them, is back
 #      with its id and leads again; every pair exactly once;
@@ -48,9 +48,9 @@
 # versions stay in build/cluster/.
 #
 #   VNET_KO        module to load (default: the tree's vnet.ko)
-#   VNET_CLUSTER_FAULTS  0: stop after step 2 (make check does, see
-#                  tools/testing/check); 1 (default): every step
-#   SLACK_MS       allowance for TCG (default 1000)
+#   VNET_CLUSTER_FAULTS  0: stop after step 2 (the fault-free steps);
+#                  1 (default): every step
+#   SLACK_MS       allowance for TCG (default 1500)
 
 # No -e: a failed check is reported, and the next one still runs.
 set -uo pipefail
@@ -64,14 +64,19 @@ node_sh=$here/mapd_node.sh
 state_py=$here/mapd_state.py
 out=$tree/build/cluster
 
-# Heartbeat H and dead time D.  D is six heartbeats rather than the
-# daemon's four: in step 7 every node loses 10% of its frames, its HELLOs
+# Heartbeat H and dead time D.  D is eight heartbeats rather than the
+# daemon's four.  In step 7 every node loses 10% of its frames, its HELLOs
 # too, and four lost in a row (a 10^-4 chance, some thousand chances a
-# run) would kill a node that is alive; six make it a 10^-6 one.
+# run) would kill a node that is alive.  And on a two-core host that other
+# VMs load to 8, a guest is not run for up to 1.3 s now and then: its
+# peers then hear nothing for that plus H, which must stay short of D.
 hb=250
-dead=1500
+dead=2000
 tick=$((hb / 4))
-slack=${SLACK_MS:-1000}
+# A guest's lateness on a loaded host: it was seen not to run for 1.3 s.
+# Still short of the transport's retries, so a death's returns within
+# dead_bound + slack come from the mapper.
+slack=${SLACK_MS:-1500}
 # mapd.rst, "Bounds": the lowest MAC leads at its first tick 2H after its
 # start and publishes, so every node has a table within 2H + H/4 of the
 # last start; a dead node is withdrawn within D + H/4 of its last HELLO,
@@ -89,12 +94,12 @@ join_bound=$((hb + tick))
 # a request back within that came back because its route was withdrawn.
 params="frames=8 max_retries=255 retrans_ms=20"
 giveup_ms=$((255 * 20))
-# The link cut of step 5: half of D.  A peer heard the node at most H
-# before the cut, so it hears nothing for at most D/2 + H = 1000 ms, two
-# heartbeats short of D, room for a late guest; and it is 37 times the
-# retransmission time, so every message to or from the node is sent
-# again and again, and must still arrive once.
-cut_ms=$((dead / 2))
+# The link cut of step 5: a quarter of D.  A peer heard the node at most H
+# before the cut, so it hears nothing for 750 ms, which leaves 1250 ms of
+# D for a guest that TCG runs late; and it is 25 times the retransmission
+# time, so every message to or from the node is sent again and again, and
+# must still arrive once.
+cut_ms=$((dead / 4))
 victim=3
 paging_eps=8		# server endpoints per node in step 7, clients 24
 
@@ -145,7 +150,7 @@ manual_routes()
 	for k in $all; do
 		to=$(endpoints_of main "$(others "$all" "$k")")
 		((k)) || to+="$ghost:0:0"
-		client_start "$k" "${nic[k]}" "$to" --count 50
+		client_start "$k" "${nic[k]}" "$to" --count 30
 	done
 	for k in $all; do
 		client_wait "$k" "manual"
@@ -205,7 +210,7 @@ if ((faults)); then
 else
 	servers_stop main "$all"
 	n=$((n + 1))
-	echo "ok $n # SKIP steps 3-7 (power cut, reboot, link cut, leader change, paging through loss): VNET_CLUSTER_FAULTS=0, make check-cluster runs them"
+	echo "ok $n # SKIP steps 3-7 (power cut, reboot, link cut, leader change, paging through loss): VNET_CLUSTER_FAULTS=0"
 fi
 
 # Kernel logs, daemons, unloading.

@@ -372,7 +372,9 @@ static void not_running(struct mapd *m, uint64_t gap)
 				p->last_heard + gap : m->now;
 	}
 	m->started = m->started + gap < m->now ? m->started + gap : m->now;
-	mapd_emit(m, &ev);
+	/* A VM's host that is merely busy skips a few hundred ms often. */
+	if (gap >= m->cfg.dead_ms / 2)
+		mapd_emit(m, &ev);
 }
 
 /*

@@ -138,8 +138,9 @@ enum mapd_event_kind {
 				/* is alive and keeps it: mac refused */
 	MAPD_EV_REFUSED_HELD,	/* this node's configured id is other's, */
 				/* alive: refused to this node */
-	MAPD_EV_STALLED,	/* this process did not run for count ms, */
-				/* not counted as the peers' silence */
+	MAPD_EV_STALLED,	/* this process did not run for count ms */
+				/* (at least dead_ms / 2), not counted as */
+				/* the peers' silence */
 };
 
 struct mapd_event {
