@@ -138,6 +138,7 @@ struct vnet_nic {
 	struct kobject *eps_kobj;
 	struct dentry *debugfs;
 	u32 page_delay_ms;		/* debugfs: slow paging for tests */
+	u32 wake_delay_us;		/* debugfs: late wake-ups, for tests */
 };
 
 /*
