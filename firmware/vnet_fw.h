@@ -213,6 +213,7 @@ struct vnet_fw_peer {
 	u8 mac[6];			/* the only source its frames may have */
 	bool valid;			/* routed */
 	bool used;			/* routed once: nic_id and state are its */
+	u64 left_at;			/* when its route was last deleted */
 	u32 unacked;			/* channels not free */
 	u32 active_pos;			/* in nic->active while unacked */
 	struct vnet_fw_send_chan *tx;	/* nic->nchannels each */
@@ -293,8 +294,9 @@ void vnet_fw_disarm_wakeup(struct vnet_fw_nic *nic);
 bool vnet_fw_recv_pending(const struct vnet_frame *frame);
 
 void vnet_fw_transport_init(struct vnet_fw_nic *nic);
-int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac);
-bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id);
+int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
+		      u64 now);
+bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
 void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
 		     const u8 *src_mac, u64 now);
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);

@@ -86,7 +86,8 @@ void vnet_card_doorbell(struct vnet_nic *nic)
 	wake_up(&nic->fw_wq);
 }
 
-static u64 vnet_card_now(void)
+/* The firmware's clock: microseconds. */
+u64 vnet_card_now(void)
 {
 	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
 }

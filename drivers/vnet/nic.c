@@ -300,7 +300,7 @@ int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 	old = nic->id;
 	strscpy(nic->name, name, sizeof(nic->name));
 	mutex_lock(&nic->fw_lock);
-	vnet_fw_route_del(&nic->fw, id);
+	vnet_fw_route_del(&nic->fw, id, vnet_card_now());
 	nic->fw.nic_id = id;
 	mutex_unlock(&nic->fw_lock);
 	WRITE_ONCE(nic->id, id);

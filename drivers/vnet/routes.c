@@ -45,7 +45,7 @@ int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
 		goto out;
 	}
 	mutex_lock(&nic->fw_lock);
-	slot = vnet_fw_route_add(&nic->fw, peer_id, mac);
+	slot = vnet_fw_route_add(&nic->fw, peer_id, mac, vnet_card_now());
 	if (slot < 0)
 		err = -ENOSPC;
 	mutex_unlock(&nic->fw_lock);
@@ -65,7 +65,7 @@ int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only)
 	nic = vnet_route_nic(nic_id, only, &err);
 	if (nic) {
 		mutex_lock(&nic->fw_lock);
-		if (!vnet_fw_route_del(&nic->fw, peer_id))
+		if (!vnet_fw_route_del(&nic->fw, peer_id, vnet_card_now()))
 			err = -ENOENT;
 		mutex_unlock(&nic->fw_lock);
 	}

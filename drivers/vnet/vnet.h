@@ -218,6 +218,7 @@ int vnet_card_start(struct vnet_nic *nic);
 void vnet_card_stop(struct vnet_nic *nic);
 void vnet_card_free(struct vnet_nic *nic);
 void vnet_card_doorbell(struct vnet_nic *nic);
+u64 vnet_card_now(void);
 
 /* link.c */
 int vnet_link_start(struct vnet_nic *nic, struct net_device *dev);

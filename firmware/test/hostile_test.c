@@ -616,9 +616,9 @@ TEST_F(readd, sender_in_fresh_slot_is_not_taken_for_a_duplicate)
 	expected = b->fw.peers[0].rx[c].expected;
 
 	/* Gone, and its slot taken by another NIC meanwhile. */
-	vnet_fw_route_del(&a->fw, 1);
+	vnet_fw_route_del(&a->fw, 1, self->net.now);
 	p->used = false;
-	ASSERT_LE(0, vnet_fw_route_add(&a->fw, 1, self->mac[1]));
+	ASSERT_LE(0, vnet_fw_route_add(&a->fw, 1, self->mac[1], self->net.now));
 	p = &a->fw.peers[a->fw.peer_of[1]];
 	/* The worst luck: the channel's next number is the old last one. */
 	p->tx[c].seq = expected - 2;
@@ -649,8 +649,8 @@ TEST_F(readd, receiver_readd_does_not_deliver_twice)
 	sim_net_run_for(&self->net, 200);
 	ASSERT_EQ(1, drain(b, seen, 1));
 
-	vnet_fw_route_del(&b->fw, 0);
-	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0]));
+	vnet_fw_route_del(&b->fw, 0, self->net.now);
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0], self->net.now));
 	self->net.down[0] = false;
 	sim_net_run_for(&self->net, 5 * a->fw.quantum);
 	drain(b, seen, 1);
@@ -660,11 +660,59 @@ TEST_F(readd, receiver_readd_does_not_deliver_twice)
 }
 
 /*
- * Both sides take their routes away and back, again and again, with
- * traffic, loss and duplicates on the wire: no message is ever delivered
- * twice, and every request is answered -- by its reply, by coming back
- * to its sender, or by its reply coming back to the server.
+ * As above, but while the receiver's route to the sender is deleted, other
+ * NICs are routed until the table is full.  The sender's slot, with the
+ * receive state of the message it still retransmits, is not theirs until
+ * the sender has given that message up; had it been, the sender would
+ * come back in a restarted slot, be asked to SYNC, and the message be
+ * delivered twice.
  */
+TEST_F(readd, receiver_slot_kept_while_its_sender_may_retransmit)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = sim_request(0);
+	u32 id, slot, filler = 100;
+	u8 seen[1] = {}, mac[6];
+	u64 kept, left;
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	self->net.down[0] = true;	/* its ACK will be lost */
+	sim_net_run_for(&self->net, 200);
+	ASSERT_EQ(1, drain(b, seen, 1));
+
+	slot = b->fw.peer_of[0];
+	ASSERT_TRUE(vnet_fw_route_del(&b->fw, 0, self->net.now));
+	/* Every other slot to other NICs; the last of them finds none. */
+	for (id = filler; id < filler + b->fw.max_peers - 1; id++) {
+		sim_mac(id, mac);
+		ASSERT_LE(0, vnet_fw_route_add(&b->fw, id, mac, self->net.now));
+	}
+	sim_mac(id, mac);
+	EXPECT_EQ(-1, vnet_fw_route_add(&b->fw, id, mac, self->net.now));
+	EXPECT_TRUE(vnet_fw_route_del(&b->fw, filler, self->net.now));
+
+	EXPECT_EQ((int)slot,
+		  vnet_fw_route_add(&b->fw, 0, self->mac[0], self->net.now));
+	self->net.down[0] = false;
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
+	drain(b, seen, 1);
+	EXPECT_EQ(1, seen[0]);
+	EXPECT_EQ(0, a->fw.nactive);
+
+	/* Once nothing can come any more, the slot may go to another NIC. */
+	kept = b->fw.busy_timeout;
+	if (2ULL * b->fw.max_retries * b->fw.quantum > kept)
+		kept = 2ULL * b->fw.max_retries * b->fw.quantum;
+	sim_mac(filler, mac);
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, filler, mac, self->net.now));
+	left = self->net.now;
+	EXPECT_TRUE(vnet_fw_route_del(&b->fw, 0, left));
+	sim_mac(id, mac);
+	EXPECT_EQ(-1, vnet_fw_route_add(&b->fw, id, mac, left + kept - 1));
+	EXPECT_EQ((int)slot, vnet_fw_route_add(&b->fw, id, mac, left + kept));
+}
+
 TEST_F(readd, churn_never_duplicates)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
@@ -710,9 +758,9 @@ TEST_F(readd, churn_never_duplicates)
 			struct sim_nic *s = sim_rand(&seed) % 2 ? a : b;
 			u32 peer = s == a ? 1 : 0;
 
-			vnet_fw_route_del(&s->fw, peer);
+			vnet_fw_route_del(&s->fw, peer, self->net.now);
 			sim_net_run_for(&self->net, 40);
-			vnet_fw_route_add(&s->fw, peer, self->mac[peer]);
+			vnet_fw_route_add(&s->fw, peer, self->mac[peer], self->net.now);
 		}
 	}
 	ASSERT_EQ(N, done);
@@ -895,7 +943,7 @@ TEST_F(readd, rebooted_receiver_takes_the_next_message_at_once)
 
 	/* b reboots: a fresh transport, its route to a added again. */
 	vnet_fw_transport_init(&b->fw);
-	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0]));
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0], self->net.now));
 
 	d = sim_request(1);
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
