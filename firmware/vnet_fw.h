@@ -22,7 +22,7 @@ struct vnet_fw_ep;
 
 /*
  * Services the host provides.  All are called from the firmware context
- * (with the host's firmware lock held) and must not sleep.
+ * (with the host's firmware lock held) and must not sleep, except pause.
  */
 struct vnet_fw_ops {
 	/* The local endpoint with this index, or NULL. */
@@ -50,6 +50,13 @@ struct vnet_fw_ops {
 			    u32 hdr_len, const void *payload, u32 len);
 	void (*mapper_rx)(void *ctx, const u8 *mac, const void *payload,
 			  u32 len);
+	/*
+	 * Optional: called in a round between two endpoints' turns.  The
+	 * host may let other work run, and give its firmware lock to others
+	 * meanwhile: the firmware holds nothing across it and reads every
+	 * endpoint afresh after it.  Returns the time now.
+	 */
+	u64 (*pause)(void *ctx);
 };
 
 struct vnet_fw_translation {
