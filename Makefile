@@ -3,7 +3,10 @@
 # make            build vnet.ko against Debian's linux-headers and the tools
 # make install    libvnet (library, headers, vnet.pc) into $(DESTDIR)$(PREFIX)
 # make check      host unit tests, sparse, and the VM selftests
+# make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
+# make bench-mapd the mapper's convergence against node count, simulated
+# make bench-cluster  vnet beside TCP between two nodes of a cluster of VMs
 # make setup      install the Debian packages all of this needs
 
 KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 | sed 's|.*/linux-headers-||')
@@ -41,13 +44,16 @@ install: lib
 
 tools: lib
 	$(MAKE) -C tools/vnetctl
+	$(MAKE) -C tools/vnet-mapd
 
 selftests: ksft-headers lib
 	$(MAKE) -C selftests
 
+# The host unit tests: the firmware, the residency policy, the mapper.
 fwtests: ksft-headers
 	$(MAKE) -C firmware/test
 	$(MAKE) -C drivers/vnet/test
+	$(MAKE) -C tools/vnet-mapd/test
 
 ksft-headers: $(KSFT_DIR)/kselftest_harness.h
 
@@ -65,6 +71,15 @@ checkpatch: ksft-headers
 check: all
 	tools/testing/check
 
+# Four guests, each with its own kernel, on one private switch
+# (tools/vm/cluster): AM traffic between every pair with routes set by
+# hand, then with vnet-mapd through a cold start, a power cut and a
+# reboot, a link cut, the leader's daemon killed, and paging through 10%
+# loss (selftests/cluster/run.sh).
+.PHONY: check-cluster
+check-cluster: all
+	tools/vm/cluster --nodes 4 --timeout 600 -- selftests/cluster/run.sh
+
 demo: setup all
 	tools/vm/run -- tools/testing/demo
 
@@ -76,6 +91,14 @@ demo: setup all
 bench-wire: setup all
 	tools/vm/run --smp 1 -- tools/testing/bench-wire
 
+# vnet pingpong and bw between the kernels of two nodes of a four-node
+# cluster whose ids and routes vnet-mapd keeps, beside TCP (sockperf,
+# iperf3) between the same two nodes over the same switch, in the same
+# run; tools/testing/bench-cluster.
+.PHONY: bench-cluster
+bench-cluster: setup all
+	tools/vm/cluster --nodes 4 --timeout 900 -- tools/testing/bench-cluster
+
 # The NOW paper's overcommit experiment (figures 10 and 11) and bench
 # paging, once with one vCPU and once with two (tools/testing/
 # bench-overcommit), then the figure from both (tools/testing/
@@ -83,6 +106,12 @@ bench-wire: setup all
 # write them (Documentation/vnet/vnetctl.rst).
 OVERCOMMIT_OUT := build/bench-overcommit
 BENCH_SECONDS ?= 2
+
+# The mapper's convergence time, datagrams and join and death times for
+# 16 to 1024 nodes, on the simulated segment (tools/vnet-mapd/test).
+.PHONY: bench-mapd
+bench-mapd:
+	$(MAKE) -C tools/vnet-mapd bench
 
 .PHONY: bench-overcommit
 bench-overcommit: setup all
@@ -105,6 +134,7 @@ clean:
 	$(MAKE) -C firmware/test clean
 	$(MAKE) -C drivers/vnet/test clean
 	$(MAKE) -C tools/vnetctl clean
+	$(MAKE) -C tools/vnet-mapd clean
 	$(MAKE) -C tools/lib/vnet clean
 	$(MAKE) -C selftests clean
 

@@ -16,8 +16,10 @@
  * only when the packet says so (SYNC): from a new incarnation of the
  * sender's route to us (its boot, or a route it added again, each with
  * random initial sequence numbers), or ahead of what we expect.  A packet
- * that does not say so is never taken as a new start, so a retransmission
- * can never be delivered twice into a channel that lost its state.
+ * that does not say so is never taken as a new start.  This side loses a
+ * channel's state when it reboots, and it must not lose it otherwise while
+ * the sender may still retransmit what it delivered: route.c keeps a
+ * deleted route's slot, with its receive state, until then.
  *
  * A message larger than a packet comes as a train of FRAG packets on one
  * channel, each with a sequence number of its own, taken in order by the

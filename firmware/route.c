@@ -10,6 +10,14 @@
  * incarnation, with random initial sequence numbers and SYNC on each
  * channel, so that the receiver restarts its channels and no packet of
  * an older incarnation or slot can pass for current.
+ *
+ * So a slot goes to another NIC only once nothing its NIC sent before the
+ * delete can still come: a receive state restarted while that NIC still
+ * retransmits a message this side delivered (its ACK lost) would take the
+ * message again after a SYNC.  A sender gives a message up within
+ * max(busy_timeout, 2 * max_retries quanta) -- the same parameters on
+ * every NIC of a cluster -- so that is how long a deleted route's slot is
+ * kept for its NIC; a table with no other slot is full meanwhile.
  */
 #include "fw_transport.h"
 
@@ -26,9 +34,19 @@ void vnet_fw_transport_init(struct vnet_fw_nic *nic)
 	}
 }
 
-/* A slot for @nic_id: its own old one, else a never used one, else any. */
+static u64 vnet_fw_slot_kept(const struct vnet_fw_nic *nic)
+{
+	u64 retries = 2ULL * nic->max_retries * nic->quantum;
+
+	return retries > nic->busy_timeout ? retries : nic->busy_timeout;
+}
+
+/*
+ * A slot for @nic_id: its own old one, else a never used one, else one
+ * whose NIC can send it nothing more.
+ */
 static struct vnet_fw_peer *vnet_fw_route_slot(struct vnet_fw_nic *nic,
-					       u32 nic_id)
+					       u32 nic_id, u64 now)
 {
 	struct vnet_fw_peer *fresh = NULL, *reused = NULL;
 	u32 i;
@@ -42,8 +60,9 @@ static struct vnet_fw_peer *vnet_fw_route_slot(struct vnet_fw_nic *nic,
 			return p;
 		if (!p->used && !fresh)
 			fresh = p;
-		/* A slot still draining returns is not reused yet. */
-		if (p->used && !p->unacked && !reused)
+		/* A slot still draining returns waits too. */
+		if (p->used && !p->unacked && !reused &&
+		    now - p->left_at >= vnet_fw_slot_kept(nic))
 			reused = p;
 	}
 	return fresh ? fresh : reused;
@@ -72,14 +91,15 @@ static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
  * changes its address.  Returns the peer slot, or -1 when the table is
  * full.
  */
-int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac)
+int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
+		      u64 now)
 {
 	struct vnet_fw_peer *p;
 
 	if (nic->peer_of[nic_id] != VNET_FW_NO_PEER) {
 		p = &nic->peers[nic->peer_of[nic_id]];
 	} else {
-		p = vnet_fw_route_slot(nic, nic_id);
+		p = vnet_fw_route_slot(nic, nic_id, now);
 		if (!p)
 			return -1;
 		if (!p->used || p->nic_id != nic_id)
@@ -91,7 +111,7 @@ int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac)
 	return p - nic->peers;
 }
 
-bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id)
+bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now)
 {
 	u32 slot = nic->peer_of[nic_id];
 
@@ -99,6 +119,7 @@ bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id)
 		return false;
 	nic->peer_of[nic_id] = VNET_FW_NO_PEER;
 	nic->peers[slot].valid = false;
+	nic->peers[slot].left_at = now;
 	vnet_fw_peer_fail(nic, &nic->peers[slot]);
 	/*
 	 * Its trains on their way to us too: they could no longer end, since

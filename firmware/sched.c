@@ -83,15 +83,22 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 {
 	struct vnet_fw_round round = { 0, false, false };
+	bool visited = false;
 	u32 i;
 
 	vnet_fw_timer(nic, now);
 	vnet_fw_trains_unpause(nic);
 	for (i = 0; i < nic->nframes; i++) {
 		u32 f = (nic->rr_next + i) % nic->nframes;
-		struct vnet_fw_ep *ep = fw_read_once(nic->frame_owner[f]);
+		struct vnet_fw_ep *ep;
 		struct vnet_frame *frame;
 
+		/* A round over many busy frames copies megabytes. */
+		if (visited && nic->ops->pause) {
+			nic->now = nic->ops->pause(nic->ctx);
+			visited = false;
+		}
+		ep = fw_read_once(nic->frame_owner[f]);
 		if (!ep || ep->closed)
 			continue;
 		frame = fw_read_once(ep->frame);
@@ -110,6 +117,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		if (!vnet_fw_has_sends(ep, frame))
 			continue;
 		round.messages += vnet_fw_visit(nic, ep, frame, &round.held);
+		visited = true;
 	}
 	nic->rr_next = (nic->rr_next + 1) % nic->nframes;
 	nic->held = round.held;

@@ -37,15 +37,16 @@
  * and sits on the nic->active list while it has any, so a timer scan costs
  * work in proportion to the destinations with packets in flight.
  *
- * No sending endpoint holds more than half of a peer's channels; a
+ * No sending endpoint holds more than half of a peer's channels, and no
+ * destination endpoint more than half of them in flight, whoever sends; a
  * destination that refuses a message (NACK) gets no new channel until it
  * takes it, and a sender whose reply queue has no room for a return gets
- * none until it makes room: a receiver that never drains, or a sender that
- * never reads its returns, holds a few channels to a NIC, and every other
- * endpoint keeps the rest.  The messages that wait sit in their senders'
- * queues, which stops only those senders.  (Several senders that each
- * feed a stuck receiver of their own can still take every channel, for
- * busy_timeout at a time.)
+ * none until it makes room: a receiver that never drains, however many
+ * senders feed it, or a sender that never reads its returns, holds a few
+ * channels to a NIC, and every other endpoint keeps the rest.  The
+ * messages that wait sit in their senders' queues, which stops only those
+ * senders.  (Several senders that each feed a stuck receiver of their own
+ * can still take every channel, for busy_timeout at a time.)
  *
  * The flush rule lives here too: a channel counts as unresolved for its
  * sender while its latest transmission has neither an ACK nor a NACK.  The
@@ -259,15 +260,20 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 
 /*
  * May a message from @src to endpoint @ep of peer @p take one more channel?
- * Not past half the channels (rounded up) from @src; not while that
- * endpoint refuses what it already has; and not while @src has a return
+ * Not past a share, half the channels (rounded up), from @src, nor past a
+ * share in flight to @ep from all senders together: a receiver that never
+ * drains is found out by its first NACK, a round trip after several
+ * senders may have filled every channel with messages for it.  (Returns
+ * are done with @ep and count for their senders alone.)  Not while that
+ * endpoint refuses what it already has, and not while @src has a return
  * waiting for room in its own reply queue.
  */
 static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 			     const struct vnet_fw_peer *p,
 			     const struct vnet_fw_ep *src, u32 ep)
 {
-	u32 c, from_src = 0;
+	u32 share = (nic->nchannels + 1) / 2;
+	u32 c, from_src = 0, to_ep = 0;
 
 	for (c = 0; c < nic->nchannels; c++) {
 		const struct vnet_fw_send_chan *ch = &p->tx[c];
@@ -279,11 +285,13 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 				return false;
 			from_src++;
 		}
-		if (ch->state == VNET_CHAN_INFLIGHT && ch->refused &&
-		    ch->msg.peer.ep == ep)
-			return false;
+		if (ch->state == VNET_CHAN_INFLIGHT && ch->msg.peer.ep == ep) {
+			if (ch->refused)
+				return false;
+			to_ep++;
+		}
 	}
-	return from_src < (nic->nchannels + 1) / 2;
+	return from_src < share && to_ep < share;
 }
 
 /*

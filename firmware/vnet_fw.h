@@ -22,7 +22,7 @@ struct vnet_fw_ep;
 
 /*
  * Services the host provides.  All are called from the firmware context
- * (with the host's firmware lock held) and must not sleep.
+ * (with the host's firmware lock held) and must not sleep, except pause.
  */
 struct vnet_fw_ops {
 	/* The local endpoint with this index, or NULL. */
@@ -50,6 +50,13 @@ struct vnet_fw_ops {
 			    u32 hdr_len, const void *payload, u32 len);
 	void (*mapper_rx)(void *ctx, const u8 *mac, const void *payload,
 			  u32 len);
+	/*
+	 * Optional: called in a round between two endpoints' turns.  The
+	 * host may let other work run, and give its firmware lock to others
+	 * meanwhile: the firmware holds nothing across it and reads every
+	 * endpoint afresh after it.  Returns the time now.
+	 */
+	u64 (*pause)(void *ctx);
 };
 
 struct vnet_fw_translation {
@@ -265,6 +272,7 @@ struct vnet_fw_peer {
 	u8 mac[6];			/* the only source its frames may have */
 	bool valid;			/* routed */
 	bool used;			/* routed once: nic_id and state are its */
+	u64 left_at;			/* when its route was last deleted */
 	u32 unacked;			/* channels not free */
 	u32 active_pos;			/* in nic->active while unacked */
 	/*
@@ -366,8 +374,9 @@ void vnet_fw_disarm_wakeup(struct vnet_fw_nic *nic);
 bool vnet_fw_recv_pending(const struct vnet_frame *frame);
 
 void vnet_fw_transport_init(struct vnet_fw_nic *nic);
-int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac);
-bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id);
+int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
+		      u64 now);
+bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
 void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
 		     const u8 *src_mac, u64 now);
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);

@@ -63,7 +63,11 @@ enum vnet_wire_type {
 	VNET_WIRE_FRAG,
 };
 
-#define VNET_WIRE_NIC_ANY	0xffff	/* MAPPER: for whoever receives it */
+/*
+ * dst_nic of a MAPPER packet.  It is also the valid id 65535: the type,
+ * not this value, is what makes a packet a datagram for the mapper.
+ */
+#define VNET_WIRE_NIC_ANY	0xffff
 
 /* vnet_wire_hdr.flags */
 #define VNET_WIRE_SYNC		0x01	/* sender's channel restarts at seq */

@@ -444,6 +444,10 @@ FIXTURE_VARIANT_ADD(param, max_endpoints) {
 	.name = "max_endpoints", .bad = { "0", "1048577", "-1" },
 	.good = "1048576",
 };
+FIXTURE_VARIANT_ADD(param, max_endpoints_per_user) {
+	.name = "max_endpoints_per_user", .bad = { "0", "1048577", "-5" },
+	.good = "1048576",
+};
 FIXTURE_VARIANT_ADD(param, poll_us) {
 	.name = "poll_us", .bad = { "10001", "4294967295", "x" }, .good = "0",
 };
@@ -458,6 +462,10 @@ FIXTURE_VARIANT_ADD(param, slice_faults) {
 FIXTURE_VARIANT_ADD(param, retrans_ms) {
 	.name = "retrans_ms", .bad = { "0", "10001", "4294967295" },
 	.good = "10000",
+};
+FIXTURE_VARIANT_ADD(param, busy_timeout_ms) {
+	.name = "busy_timeout_ms", .bad = { "0", "3600001", "4294967295" },
+	.good = "3600000",
 };
 FIXTURE_VARIANT_ADD(param, max_retries) {
 	.name = "max_retries", .bad = { "0", "65536", "4294967295" },

@@ -3,8 +3,9 @@
  * Lifetimes the driver must get right whatever user space does: card pages
  * no one can pin, endpoint indices handed out again only once their sysfs
  * directory is gone, a file that outlives a fault sleeping on it, closing
- * endpoints while they are being evicted, and a firmware thread that does
- * not spin on a receiver that never drains.
+ * endpoints while they are being evicted (also in the instant after the
+ * eviction), and a firmware thread that does not spin on a receiver that
+ * never drains.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -259,6 +260,83 @@ TEST(close_while_evicted)
 	/* Or the closes raced nothing. */
 	EXPECT_LT(0, evictions);
 	EXPECT_LT(10, closes);
+}
+
+#define WAKE_DELAY	VNET_DEBUGFS "/wake_delay_us"
+#define MAX_FRAMES	256
+
+/*
+ * An eviction marks its victim non-resident, drops nic->lock and only then
+ * wakes the victim's sleepers; the victim's owner can close it in between.
+ * wake_delay_us holds that window open while the test closes every
+ * endpoint in a frame, the victim among them.  Without a reference of its
+ * own the eviction then wakes freed memory, which the debug kernel's KASAN
+ * reports (and the debug lane fails on); on any kernel the fault that
+ * evicted must still complete.
+ */
+TEST(close_in_the_eviction_wake_window)
+{
+	long long frames = vnet_nic_attr("frames");
+	long long min_resident = vnet_read_ll(MIN_RESIDENT);
+	long long slice_faults = vnet_read_ll(SLICE_FAULTS);
+	long long evictions = vnet_nic_attr("evictions");
+	struct vnet_endpoint eps[MAX_FRAMES], newcomer;
+	struct toucher t = { .ep = &newcomer };
+	int victims = 0, victim = -1;
+	double start, closed;
+	char state[32];
+	int i;
+
+	ASSERT_LT(0, frames);
+	ASSERT_GE(MAX_FRAMES, frames);
+	ASSERT_EQ(0, vnet_nic_attr("resident"));
+	ASSERT_EQ(0, vnet_write_str(MIN_RESIDENT, "0"));
+	ASSERT_EQ(0, vnet_write_str(SLICE_FAULTS, "1"));
+	for (i = 0; i < frames; i++) {
+		ASSERT_EQ(0, vnet_endpoint_open(&eps[i], 0));
+		vnet_touch(&eps[i]);
+	}
+	ASSERT_EQ(frames, vnet_nic_attr("resident"));
+	ASSERT_EQ(0, vnet_endpoint_open(&newcomer, 0));
+
+	ASSERT_EQ(0, vnet_write_str(WAKE_DELAY, "1000000"));
+	start = vnet_now();
+	ASSERT_EQ(0, pthread_create(&t.thread, NULL, touch_thread, &t));
+	/* Until the eviction is in its window: victim out, newcomer not in. */
+	while (victim < 0 && vnet_now() < start + 0.8) {
+		usleep(10 * 1000);
+		for (i = 0; i < frames; i++)
+			if (!strcmp(vnet_ep_state(eps[i].name.ep, state,
+						  sizeof(state)),
+				    "nonresident"))
+				victim = i;
+	}
+	for (i = 0; i < frames; i++)
+		victims += !strcmp(vnet_ep_state(eps[i].name.ep, state,
+						 sizeof(state)), "nonresident");
+	EXPECT_STREQ("loading", vnet_ep_state(newcomer.name.ep, state,
+					      sizeof(state)));
+	/* The victim first, well inside the window; then the rest. */
+	if (victim >= 0)
+		vnet_endpoint_close(&eps[victim]);
+	closed = vnet_now() - start;
+	for (i = 0; i < frames; i++)
+		if (i != victim)
+			vnet_endpoint_close(&eps[i]);
+	ASSERT_EQ(0, pthread_join(t.thread, NULL));
+	TH_LOG("victim closed %.0f ms into a 1 s wake-up window, the fault done after %.0f ms",
+	       closed * 1000, (vnet_now() - start) * 1000);
+
+	vnet_write_str(WAKE_DELAY, "0");
+	vnet_write_ll(MIN_RESIDENT, min_resident);
+	vnet_write_ll(SLICE_FAULTS, slice_faults);
+	EXPECT_LE(0, victim);
+	EXPECT_EQ(1, victims);
+	EXPECT_GT(0.9, closed);
+	EXPECT_EQ(1, vnet_nic_attr("evictions") - evictions);
+	EXPECT_STREQ("resident", vnet_ep_state(newcomer.name.ep, state,
+					       sizeof(state)));
+	vnet_endpoint_close(&newcomer);
 }
 
 /* The firmware thread's context switches so far. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A NIC's privileged endpoint, the mapper's: only with CAP_NET_ADMIN, one
- * per NIC; mapper datagrams between two NICs on a veth pair, unicast and
- * broadcast, and never into an ordinary endpoint; forged ones dropped;
- * renumbering a NIC; a reader woken when its NIC goes.
+ * per NIC, and then the file is the capability, for its own NIC only;
+ * mapper datagrams between two NICs on a veth pair, unicast and broadcast,
+ * and never into an ordinary endpoint; forged ones dropped; unnumbered
+ * NICs and renumbering; a reader woken when its NIC goes.
  */
 #define _GNU_SOURCE		/* setresuid() */
 #include <arpa/inet.h>
@@ -128,6 +129,27 @@ static long long nic_stat(uint32_t nic, const char *attr)
 
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
+static int route_add(uint32_t nic, uint32_t peer, const uint8_t *mac)
+{
+	struct vnet_route r = { .nic_id = nic, .peer_id = peer };
+	int fd = open("/dev/vnet", O_RDWR), err;
+
+	memcpy(r.mac, mac, 6);
+	err = ioctl(fd, VNET_IOC_ROUTE_ADD, &r) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static int route_count(uint32_t nic)
+{
+	struct vnet_route_list list = { .nic_id = nic };
+	int fd = open("/dev/vnet", O_RDWR), n;
+
+	n = ioctl(fd, VNET_IOC_ROUTE_LIST, &list) ? -errno : (int)list.count;
+	close(fd);
+	return n;
+}
+
 FIXTURE(priv) {
 	uint8_t mac_a[6], mac_b[6];
 	int a, b;
@@ -172,6 +194,35 @@ TEST_F(priv, create_says_what_it_is)
 	self->a = fd;
 }
 
+/* All but nic_id must be zero on the way in; mtu is what the link carries. */
+TEST_F(priv, create_checks_its_input_and_the_mtu)
+{
+	struct vnet_priv_create req = { .nic_id = NIC_B, .mtu = 1 };
+	int fd = open("/dev/vnet", O_RDWR);
+
+	ASSERT_LE(0, fd);
+	close(self->b);
+	self->b = -1;
+	EXPECT_EQ(-1, ioctl(fd, VNET_IOC_PRIV_CREATE, &req));
+	EXPECT_EQ(EINVAL, errno);
+	req.mtu = 0;
+	req.__pad[1] = 1;
+	EXPECT_EQ(-1, ioctl(fd, VNET_IOC_PRIV_CREATE, &req));
+	EXPECT_EQ(EINVAL, errno);
+	req.__pad[1] = 0;
+	req.mac[5] = 1;
+	EXPECT_EQ(-1, ioctl(fd, VNET_IOC_PRIV_CREATE, &req));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+
+	/* A link of MTU 1000 carries 1000 - 28 bytes of datagram. */
+	ASSERT_EQ(0, sh("ip link set vnp1 mtu 1000"));
+	fd = priv_open(NIC_B, &req);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1000 - 28, req.mtu);
+	close(fd);
+}
+
 TEST_F(priv, one_per_nic_and_not_on_loopback)
 {
 	struct vnet_ep_create ep = { .abi_version = VNET_ABI_VERSION };
@@ -198,11 +249,18 @@ TEST_F(priv, one_per_nic_and_not_on_loopback)
 	EXPECT_EQ(EINVAL, errno);
 }
 
-TEST_F(priv, needs_cap_net_admin)
+/*
+ * Making one needs CAP_NET_ADMIN; then the file is the capability, for
+ * its own NIC only: a daemon may drop its privileges and keep its file.
+ */
+TEST_F(priv, cap_to_make_then_the_file_for_its_nic)
 {
+	struct vnet_route r = { .nic_id = NIC_A, .peer_id = 77 };
+	struct vnet_route_list list = { .nic_id = NIC_A };
 	int status;
 	pid_t pid;
 
+	memcpy(r.mac, self->mac_b, 6);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -210,25 +268,39 @@ TEST_F(priv, needs_cap_net_admin)
 		uint32_t id = NIC_FREE;
 		int fd;
 
-		/* The fd we inherited still cannot renumber for us. */
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(10);
-		if (ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id) != -1 ||
-		    errno != EPERM)
-			_exit(11);
 		fd = open("/dev/vnet", O_RDWR);
 		if (fd < 0)
-			_exit(12);
-		close(self->a);
+			_exit(11);
 		if (ioctl(fd, VNET_IOC_PRIV_CREATE, &req) != -1 ||
 		    errno != EPERM)
+			_exit(12);
+		/* No routes through a plain file without the capability. */
+		if (ioctl(fd, VNET_IOC_ROUTE_ADD, &r) != -1 || errno != EPERM)
 			_exit(13);
+		/* Through the inherited privileged endpoint, its NIC's only. */
+		if (ioctl(self->a, VNET_IOC_ROUTE_ADD, &r))
+			_exit(14);
+		r.nic_id = NIC_B;
+		if (ioctl(self->a, VNET_IOC_ROUTE_ADD, &r) != -1 ||
+		    errno != EINVAL)
+			_exit(15);
+		list.nic_id = NIC_B;
+		if (ioctl(self->a, VNET_IOC_ROUTE_LIST, &list) != -1 ||
+		    errno != EINVAL)
+			_exit(16);
+		if (ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id))
+			_exit(17);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* NIC_A, now NIC_FREE, has the route; NIC_B has none. */
+	EXPECT_EQ(1, route_count(NIC_FREE));
+	EXPECT_EQ(0, route_count(NIC_B));
 }
 
 TEST_F(priv, unicast_and_broadcast)
@@ -339,25 +411,48 @@ TEST_F(priv, never_reach_an_endpoint)
 	vnet_endpoint_close(&ep);
 }
 
-static int route_add(uint32_t nic, uint32_t peer, const uint8_t *mac)
+/* A request from an endpoint on @from to one on @to, and its reply. */
+static int exchange(uint32_t from, uint32_t to)
 {
-	struct vnet_route r = { .nic_id = nic, .peer_id = peer };
-	int fd = open("/dev/vnet", O_RDWR), err;
+	struct vnet_endpoint a, b;
+	struct vnet_desc r = vnet_short(1, 0, 7, 8);
+	const struct vnet_desc *d;
+	double deadline = vnet_now() + 5;
+	int got = 0;
 
-	memcpy(r.mac, mac, 6);
-	err = ioctl(fd, VNET_IOC_ROUTE_ADD, &r) ? -errno : 0;
-	close(fd);
-	return err;
-}
+	if (vnet_endpoint_open(&a, from))
+		return -1;
+	if (vnet_endpoint_open(&b, to)) {
+		vnet_endpoint_close(&a);
+		return -1;
+	}
+	if (vnet_endpoint_set_tag(&b, 0x5eed) ||
+	    vnet_endpoint_map(&a, 0, b.name, 0x5eed) ||
+	    vnet_endpoint_post(&a, VNET_Q_REQ_SEND, &r, NULL, 0))
+		goto out;
+	while (got < 2 && vnet_now() < deadline) {
+		d = vnet_endpoint_peek(&b, VNET_Q_REQ_RECV);
+		if (d && got == 0) {
+			struct vnet_desc rep = vnet_short(2, 0, 9, 10);
 
-static int route_count(uint32_t nic)
-{
-	struct vnet_route_list list = { .nic_id = nic };
-	int fd = open("/dev/vnet", O_RDWR), n;
-
-	n = ioctl(fd, VNET_IOC_ROUTE_LIST, &list) ? -errno : (int)list.count;
-	close(fd);
-	return n;
+			rep.token = d->token;
+			if (!vnet_endpoint_post(&b, VNET_Q_REP_SEND, &rep,
+						NULL, 0)) {
+				vnet_endpoint_consume(&b, VNET_Q_REQ_RECV);
+				got = 1;
+			}
+		}
+		d = vnet_endpoint_peek(&a, VNET_Q_REP_RECV);
+		if (d) {
+			got = d->flags & VNET_DESC_RETURNED ? -1 : 2;
+			break;
+		}
+		vnet_endpoint_wait(&a, 10);
+	}
+out:
+	vnet_endpoint_close(&b);
+	vnet_endpoint_close(&a);
+	return got == 2 ? 0 : -1;
 }
 
 TEST_F(priv, renumber)
@@ -368,6 +463,9 @@ TEST_F(priv, renumber)
 	uint32_t id;
 
 	ASSERT_EQ(0, route_add(NIC_A, NIC_B, self->mac_b));
+	ASSERT_EQ(0, route_add(NIC_B, NIC_A, self->mac_a));
+	ASSERT_EQ(0, exchange(NIC_A, NIC_B));
+	ASSERT_EQ(0, route_add(NIC_A, NIC_FREE, self->mac_b));
 	ASSERT_EQ(0, vnet_endpoint_open(&ep, NIC_A));
 	id = NIC_FREE;
 	EXPECT_EQ(-1, ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id));
@@ -380,18 +478,23 @@ TEST_F(priv, renumber)
 	id = VNET_MAX_NIC_ID + 1;
 	EXPECT_EQ(-1, ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(1, route_count(NIC_A));
+	EXPECT_EQ(2, route_count(NIC_A));
 
+	/* The route to NIC_B stays; the one to its own new number goes. */
 	id = NIC_FREE;
 	ASSERT_EQ(0, ioctl(self->a, VNET_IOC_PRIV_SET_ID, &id));
 	EXPECT_EQ(0, stat("/sys/class/vnet/vnet13", &st));
 	EXPECT_EQ(-1, stat("/sys/class/vnet/vnet11", &st));
-	EXPECT_EQ(0, route_count(NIC_FREE));
+	EXPECT_EQ(1, route_count(NIC_FREE));
 
 	/* Endpoints on it now carry the new number; datagrams still flow. */
 	ASSERT_EQ(0, vnet_endpoint_open(&ep, NIC_FREE));
 	EXPECT_EQ(NIC_FREE, ep.name.nic);
 	vnet_endpoint_close(&ep);
+	/* Its peer knew it by the old number; under the new one, both ways. */
+	ASSERT_EQ(0, route_add(NIC_B, NIC_FREE, self->mac_a));
+	EXPECT_EQ(0, exchange(NIC_FREE, NIC_B));
+	EXPECT_EQ(0, exchange(NIC_B, NIC_FREE));
 	ASSERT_EQ(0, dgram_send(self->a, self->mac_b, "ok", 2));
 	EXPECT_EQ(2, dgram_recv(self->b, from, data, sizeof(data), 2000));
 }
@@ -424,6 +527,99 @@ TEST_F(priv, reader_woken_when_its_nic_goes)
 	EXPECT_TRUE(p.revents & POLLHUP);
 	EXPECT_EQ(-1, write(self->b, buf, PKT_HDR));
 	EXPECT_EQ(ENODEV, errno);
+}
+
+/* What was queued goes with the NIC: read and poll agree it is gone. */
+TEST_F(priv, queued_datagrams_go_with_the_nic)
+{
+	uint8_t buf[PKT_HDR + 16];
+	struct pollfd p = { .fd = self->b, .events = POLLIN };
+	uint32_t id = NIC_B;
+	int fd, i;
+
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, dgram_send(self->a, self->mac_b, "q", 1));
+	usleep(200000);
+	ASSERT_EQ(1, poll(&p, 1, 0));
+	fd = open("/dev/vnet", O_RDWR);
+	ASSERT_EQ(0, ioctl(fd, VNET_IOC_DETACH, &id));
+	close(fd);
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_EQ(POLLERR | POLLHUP, p.revents);
+	EXPECT_EQ(-1, read(self->b, buf, sizeof(buf)));
+	EXPECT_EQ(ENODEV, errno);
+}
+
+static int ep_create_errno(uint32_t nic)
+{
+	struct vnet_ep_create req = { .abi_version = VNET_ABI_VERSION,
+				      .nic_id = nic };
+	int fd = open("/dev/vnet", O_RDWR), err;
+
+	err = ioctl(fd, VNET_IOC_EP_CREATE, &req) ? errno : 0;
+	close(fd);
+	return err;
+}
+
+static int attach_any(const char *ifname, uint32_t *id)
+{
+	struct vnet_attach att = { .nic_id = VNET_NIC_ID_ANY };
+	int fd = open("/dev/vnet", O_RDWR), err;
+
+	snprintf(att.ifname, sizeof(att.ifname), "%s", ifname);
+	err = ioctl(fd, VNET_IOC_ATTACH, &att) ? -errno : 0;
+	*id = att.nic_id;
+	close(fd);
+	return err;
+}
+
+/*
+ * Attached without an id, a NIC waits for its mapper: a placeholder from
+ * the top of the range, so two on one host never hold the low ids a
+ * mapper hands out, and no endpoint -- anyone's -- until it is numbered.
+ */
+TEST(unnumbered_until_its_mapper_numbers_it)
+{
+	uint32_t id0, id1, id = 5;
+	char path[96];
+	int fd, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, sh("modprobe veth && "
+			"ip link add vnu0 type veth peer name vnu1 && "
+			"ip link set vnu0 up && ip link set vnu1 up"));
+	ASSERT_EQ(0, attach_any("vnu0", &id0));
+	ASSERT_EQ(0, attach_any("vnu1", &id1));
+	EXPECT_EQ(VNET_MAX_NIC_ID, id0);
+	EXPECT_EQ(VNET_MAX_NIC_ID - 1, id1);
+	snprintf(path, sizeof(path), "/sys/class/vnet/vnet%u/numbered", id0);
+	EXPECT_EQ(0, vnet_read_ll(path));
+	EXPECT_EQ(EADDRNOTAVAIL, ep_create_errno(id0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(10);
+		_exit(ep_create_errno(id1) == EADDRNOTAVAIL ? 0 : 11);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	fd = priv_open(id0, NULL);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, VNET_IOC_PRIV_SET_ID, &id));
+	close(fd);
+	snprintf(path, sizeof(path), "/sys/class/vnet/vnet%u/numbered", id);
+	EXPECT_EQ(1, vnet_read_ll(path));
+	EXPECT_EQ(0, ep_create_errno(id));
+	/* The placeholder may be the id the mapper gives: numbered as it is. */
+	fd = priv_open(id1, NULL);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, VNET_IOC_PRIV_SET_ID, &id1));
+	close(fd);
+	EXPECT_EQ(0, ep_create_errno(id1));
+	sh("ip link del vnu0");
 }
 
 TEST_F(priv, closed_with_datagrams_queued)

@@ -159,6 +159,19 @@ static void vnet_cache_delay(struct vnet_nic *nic)
 }
 
 /*
+ * A move publishes an endpoint's new state, drops nic->lock, then wakes the
+ * endpoint's sleepers: its owner can close it in between.  Tests hold that
+ * window open (lifetime_test); the move's reference keeps the endpoint.
+ */
+static void vnet_cache_wake_delay(struct vnet_nic *nic)
+{
+	u32 us = READ_ONCE(nic->wake_delay_us);
+
+	if (us)
+		fsleep(us);
+}
+
+/*
  * The policy's parameters follow the module's.  A newcomer on a NIC on the
  * wire may have been brought in by a message NACKed "not resident": the
  * firmware tells the sender's NIC that the endpoint is back in the round
@@ -339,6 +352,7 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f,
 	victim->evictions++;
 	nic->evictions++;
 	spin_unlock(&nic->lock);
+	vnet_cache_wake_delay(nic);
 	wake_up_all(&victim->state_wq);
 	t->unload_ns = ktime_get_ns() - start - t->flush_ns;
 	return 0;
@@ -353,6 +367,7 @@ static void vnet_cache_abort(struct vnet_ep *ep, struct vnet_ep *victim)
 	vnet_ep_set_state(ep, VNET_EP_NONRESIDENT, -1);
 	vnet_ep_set_state(victim, VNET_EP_RESIDENT, victim->frame);
 	spin_unlock(&nic->lock);
+	vnet_cache_wake_delay(nic);
 	wake_up_all(&victim->state_wq);
 	wake_up_all(&ep->state_wq);
 }

@@ -69,6 +69,28 @@ static u32 vnet_card_random(void *ctx)
 	return get_random_u32();
 }
 
+/* The firmware's clock: microseconds. */
+u64 vnet_card_now(void)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+/*
+ * Between two endpoints' turns in a round: whoever waits for fw_lock (a
+ * close, a tag or route change) waits for one turn, not for the round,
+ * and the thread can be preempted.
+ */
+static u64 vnet_card_pause(void *ctx)
+{
+	struct vnet_nic *nic = ctx;
+
+	lockdep_assert_held(&nic->fw_lock);
+	mutex_unlock(&nic->fw_lock);
+	cond_resched();
+	mutex_lock(&nic->fw_lock);
+	return vnet_card_now();
+}
+
 static const struct vnet_fw_ops vnet_card_fw_ops = {
 	.lookup = vnet_card_lookup,
 	.request_fault = vnet_card_request_fault,
@@ -78,6 +100,7 @@ static const struct vnet_fw_ops vnet_card_fw_ops = {
 	.random = vnet_card_random,
 	.transmit_to = vnet_card_transmit_to,
 	.mapper_rx = vnet_priv_rx,
+	.pause = vnet_card_pause,
 };
 
 void vnet_card_doorbell(struct vnet_nic *nic)
@@ -86,16 +109,12 @@ void vnet_card_doorbell(struct vnet_nic *nic)
 	wake_up(&nic->fw_wq);
 }
 
-static u64 vnet_card_now(void)
-{
-	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
-}
-
 /*
  * One round: packets that arrived, then the resident endpoints' queues.
- * Each half holds fw_lock on its own, so a host fencing the firmware off
- * an endpoint or changing a tag waits for at most one half, and the
- * thread can be preempted in between.
+ * fw_lock is held for a batch of packets or one endpoint's turn at a time
+ * (vnet_card_pause()), so a host fencing the firmware off an endpoint or
+ * changing a tag waits for no more than that, and the thread can be
+ * preempted in between.
  */
 static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 {

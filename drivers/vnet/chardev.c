@@ -307,7 +307,12 @@ static long vnet_ioctl_ep_create(struct file *file, void __user *arg)
 
 	mutex_lock(&vnet_nics_lock);
 	nic = vnet_nic_find(req.nic_id);
-	ep = nic ? vnet_ep_create(nic, file->f_mapping) : ERR_PTR(-ENODEV);
+	if (!nic)
+		ep = ERR_PTR(-ENODEV);
+	else if (!nic->numbered)
+		ep = ERR_PTR(-EADDRNOTAVAIL);	/* its mapper numbers it first */
+	else
+		ep = vnet_ep_create(nic, file->f_mapping);
 	mutex_unlock(&vnet_nics_lock);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
@@ -426,7 +431,9 @@ static long vnet_ioctl_attach(void __user *arg)
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
-static long vnet_ioctl_route(unsigned int cmd, void __user *arg)
+/* @only: a privileged endpoint's NIC, the only one it may route; or NULL. */
+static long vnet_ioctl_route(unsigned int cmd, void __user *arg,
+			     struct vnet_nic *only)
 {
 	struct vnet_route route;
 
@@ -435,11 +442,12 @@ static long vnet_ioctl_route(unsigned int cmd, void __user *arg)
 	if (route.__pad[0] || route.__pad[1])
 		return -EINVAL;
 	if (cmd == VNET_IOC_ROUTE_ADD)
-		return vnet_route_add(route.nic_id, route.peer_id, route.mac);
-	return vnet_route_del(route.nic_id, route.peer_id);
+		return vnet_route_add(route.nic_id, route.peer_id, route.mac,
+				      only);
+	return vnet_route_del(route.nic_id, route.peer_id, only);
 }
 
-static long vnet_ioctl_route_list(void __user *arg)
+static long vnet_ioctl_route_list(void __user *arg, struct vnet_nic *only)
 {
 	struct vnet_route_list req;
 	int err;
@@ -447,7 +455,7 @@ static long vnet_ioctl_route_list(void __user *arg)
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
 	err = vnet_route_list(req.nic_id, u64_to_user_ptr(req.routes),
-			      &req.count);
+			      &req.count, only);
 	if (err)
 		return err;
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
@@ -472,9 +480,24 @@ static long vnet_ioctl_admin(unsigned int cmd, void __user *arg)
 			return -EFAULT;
 		return vnet_nic_detach(nic_id);
 	case VNET_IOC_ROUTE_LIST:
-		return vnet_ioctl_route_list(arg);
+		return vnet_ioctl_route_list(arg, NULL);
 	}
-	return vnet_ioctl_route(cmd, arg);
+	return vnet_ioctl_route(cmd, arg, NULL);
+}
+
+/*
+ * A privileged endpoint's file carries its NIC's mapper authority, as an
+ * open packet socket carries CAP_NET_RAW's: it routes that NIC, and no
+ * other, whoever holds the file now.
+ */
+static long vnet_ioctl_priv_route(struct vnet_priv *priv, unsigned int cmd,
+				  void __user *arg)
+{
+	struct vnet_nic *nic = vnet_priv_nic(priv);
+
+	if (cmd == VNET_IOC_ROUTE_LIST)
+		return vnet_ioctl_route_list(arg, nic);
+	return vnet_ioctl_route(cmd, arg, nic);
 }
 
 static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -495,11 +518,15 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (!vnet_file_priv(file))
 			return -EINVAL;	/* not a privileged endpoint */
 		return vnet_priv_ioctl(vnet_file_priv(file), cmd, uarg);
-	case VNET_IOC_ATTACH:
-	case VNET_IOC_DETACH:
 	case VNET_IOC_ROUTE_ADD:
 	case VNET_IOC_ROUTE_DEL:
 	case VNET_IOC_ROUTE_LIST:
+		if (vnet_file_priv(file))
+			return vnet_ioctl_priv_route(vnet_file_priv(file), cmd,
+						     uarg);
+		fallthrough;
+	case VNET_IOC_ATTACH:
+	case VNET_IOC_DETACH:
 		return vnet_ioctl_admin(cmd, uarg);
 	case VNET_IOC_SET_TAG:
 	case VNET_IOC_MAP:

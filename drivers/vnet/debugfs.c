@@ -3,6 +3,8 @@
  * Test and debugging knobs, as netdevsim has them: /sys/kernel/debug/vnet/
  * vnetN/.  page_delay_ms stretches every load and unload (a closing
  * endpoint's too) so tests can catch an endpoint while it is moving;
+ * wake_delay_us holds open the window in which an eviction's victim is
+ * already out but its sleepers not yet woken;
  * queues shows each endpoint's state and queue indices as user space and
  * the firmware see them, all taken in one snapshot under nic->lock.
  */
@@ -53,6 +55,8 @@ void vnet_debugfs_add_nic(struct vnet_nic *nic)
 	nic->debugfs = debugfs_create_dir(nic->name, vnet_debugfs_root);
 	debugfs_create_u32("page_delay_ms", 0600, nic->debugfs,
 			   &nic->page_delay_ms);
+	debugfs_create_u32("wake_delay_us", 0600, nic->debugfs,
+			   &nic->wake_delay_us);
 	debugfs_create_file("queues", 0400, nic->debugfs, nic,
 			    &vnet_debugfs_queues_fops);
 }

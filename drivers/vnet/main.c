@@ -177,7 +177,10 @@ static char *vnet_ifnames;
 module_param_named(ifnames, vnet_ifnames, charp, 0444);
 MODULE_PARM_DESC(ifnames, "Interfaces to attach at load: IFNAME[:NICID],...");
 
-/* ifnames=eth1:3,eth2 -- a bad entry is reported and skipped. */
+/*
+ * ifnames=eth1:3,eth2 -- eth2 unnumbered, for its mapper; a bad entry is
+ * reported and skipped.
+ */
 static void __init vnet_attach_ifnames(void)
 {
 	char *list, *cur, *entry;

@@ -28,14 +28,20 @@ struct vnet_nic *vnet_nic_find(u32 id)
 	return NULL;
 }
 
-/* The lowest NIC id not in use; called with vnet_nics_lock held. */
-u32 vnet_nic_free_id(void)
+/*
+ * A placeholder for a NIC its mapper will number: the highest id not in
+ * use, away from the low ones mappers hand out, so that two NICs of one
+ * host waiting for their numbers never hold each other's.  Called with
+ * vnet_nics_lock held; VNET_NIC_ID_ANY when every id is taken.
+ */
+static u32 vnet_nic_placeholder_id(void)
 {
-	u32 id = 0;
+	u32 id = VNET_MAX_NIC_ID + 1;
 
-	while (vnet_nic_find(id))
-		id++;
-	return id;
+	while (id-- > 0)
+		if (!vnet_nic_find(id))
+			return id;
+	return VNET_NIC_ID_ANY;
 }
 
 /* Called with vnet_nics_lock held. */
@@ -66,6 +72,7 @@ struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes)
 
 	kref_init(&nic->ref);
 	nic->id = id;
+	nic->numbered = true;
 	nic->nframes = nframes;
 	snprintf(nic->name, sizeof(nic->name), "vnet%u", id);
 	spin_lock_init(&nic->lock);
@@ -179,7 +186,7 @@ static struct vnet_nic *vnet_nic_on(struct net_device *dev)
 
 /* Called with rtnl and vnet_nics_lock held. */
 static int vnet_nic_attach_locked(struct net_device *dev, u32 nic_id,
-				  u32 nframes)
+				  u32 nframes, bool numbered)
 {
 	struct vnet_nic *nic;
 	int err;
@@ -191,19 +198,27 @@ static int vnet_nic_attach_locked(struct net_device *dev, u32 nic_id,
 	nic = vnet_nic_create(nic_id, nframes);
 	if (IS_ERR(nic))
 		return PTR_ERR(nic);
+	nic->numbered = numbered;
 	err = vnet_link_start(nic, dev);
 	if (err) {
 		vnet_nic_remove(nic);
 		return err;
 	}
-	netdev_info(dev, "%s: attached as NIC %u, %u frames, MTU %u\n",
-		    nic->name, nic_id, nframes, dev->mtu);
+	if (numbered)
+		netdev_info(dev, "%s: attached as NIC %u, %u frames, MTU %u\n",
+			    nic->name, nic_id, nframes, dev->mtu);
+	else
+		netdev_info(dev, "%s: attached unnumbered, %u frames, MTU %u: no endpoints until its mapper numbers it\n",
+			    nic->name, nframes, dev->mtu);
 	return 0;
 }
 
 /*
- * A new NIC of @nframes frames on interface @ifname, with id @nic_id or the
- * lowest free one.
+ * A new NIC of @nframes frames on interface @ifname, with id @nic_id, or,
+ * for VNET_NIC_ID_ANY, unnumbered: a placeholder id, and no endpoints
+ * until its mapper numbers it (vnet_nic_set_id()).  Endpoint names carry
+ * the id, so one made before would be named by a number the cluster
+ * routes elsewhere, and would pin the NIC to it.
  */
 int vnet_nic_attach(const char *ifname, u32 nic_id, u32 nframes, u32 *out_id)
 {
@@ -217,11 +232,14 @@ int vnet_nic_attach(const char *ifname, u32 nic_id, u32 nframes, u32 *out_id)
 		return -ENODEV;
 	}
 	mutex_lock(&vnet_nics_lock);
-	if (nic_id == VNET_NIC_ID_ANY)
-		nic_id = vnet_nic_free_id();
-	err = nic_id > VNET_MAX_NIC_ID ? -EINVAL :
-					 vnet_nic_attach_locked(dev, nic_id,
-								nframes);
+	if (nic_id == VNET_NIC_ID_ANY) {
+		nic_id = vnet_nic_placeholder_id();
+		err = nic_id == VNET_NIC_ID_ANY ? -ENOSPC :
+		      vnet_nic_attach_locked(dev, nic_id, nframes, false);
+	} else {
+		err = nic_id > VNET_MAX_NIC_ID ? -EINVAL :
+		      vnet_nic_attach_locked(dev, nic_id, nframes, true);
+	}
 	mutex_unlock(&vnet_nics_lock);
 	rtnl_unlock();
 	if (!err)
@@ -248,14 +266,17 @@ int vnet_nic_detach(u32 nic_id)
 
 /*
  * Renumber @nic, for its mapper: only while it has no endpoints, whose
- * names carry the id.  The routes go too: they were installed for the old
- * number, and peers know this NIC by it; the mapper installs new ones.
+ * names carry the id.  The routes stay, since where the peers are has not
+ * changed, but for one to the new number, which is now this NIC's own.
+ * Peers keep no channel state for the new number, so the first packet
+ * on each channel comes back "resync" and goes again with SYNC, as after
+ * a reboot; with no endpoint there is no message in flight to lose.
  */
 int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 {
 	char name[sizeof(nic->name)];
-	u32 old, i;
 	int err = 0;
+	u32 old;
 
 	if (id > VNET_MAX_NIC_ID)
 		return -EINVAL;
@@ -263,7 +284,7 @@ int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 	if (nic->dead)
 		err = -ENODEV;
 	else if (nic->id == id)
-		goto out;
+		goto numbered;
 	else if (vnet_nic_find(id))
 		err = -EEXIST;
 	else if (atomic_read(&nic->nr_eps))
@@ -279,15 +300,15 @@ int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 	old = nic->id;
 	strscpy(nic->name, name, sizeof(nic->name));
 	mutex_lock(&nic->fw_lock);
-	for (i = 0; i < nic->fw.max_peers; i++)
-		if (nic->fw.peers[i].valid)
-			vnet_fw_route_del(&nic->fw, nic->fw.peers[i].nic_id);
+	vnet_fw_route_del(&nic->fw, id, vnet_card_now());
 	nic->fw.nic_id = id;
 	mutex_unlock(&nic->fw_lock);
 	WRITE_ONCE(nic->id, id);
 	vnet_debugfs_add_nic(nic);
 	netdev_info(nic->link->dev, "%s: NIC %u renumbered %u by its mapper\n",
 		    nic->name, old, id);
+numbered:
+	WRITE_ONCE(nic->numbered, true);
 out:
 	mutex_unlock(&vnet_nics_lock);
 	return err;

@@ -1,23 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A NIC's privileged endpoint: the file its mapper daemon holds.  It sends
- * and receives mapper datagrams (firmware/mapper.c frames and checks them)
- * and may renumber its NIC; the routes it installs go through the ROUTE
- * ioctls like anyone's with CAP_NET_ADMIN.  One per NIC, so two daemons
- * cannot fight over one interface.
+ * and receives mapper datagrams (firmware/mapper.c frames and checks them),
+ * may renumber its NIC and set and read that NIC's routes.  Making one
+ * takes CAP_NET_ADMIN; after that the file is the capability, as an open
+ * packet socket is CAP_NET_RAW's, so a daemon may drop its privileges.
+ * One per NIC, so two daemons cannot fight over one interface.
  *
- * Datagrams wait in a short queue until read: a daemon that does not read
- * loses the newest, as a socket would, and the protocol above copes.
+ * Datagrams wait in a bounded queue until read: a daemon that does not
+ * read loses the newest, as a socket would, and the protocol above copes.
+ * They are charged to the memory cgroup of whoever made the endpoint.
  */
 #include <linux/capability.h>
 #include <linux/etherdevice.h>
+#include <linux/memcontrol.h>
 #include <linux/poll.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "vnet.h"
 
-/* Datagrams held for the daemon: a few heartbeats' worth from a big segment. */
+/*
+ * Datagrams held for the daemon: one heartbeat of HELLOs from a segment
+ * of 1024 nodes, at most 1 MiB and some.
+ */
 #define VNET_PRIV_QUEUE_MAX	1024
 
 struct vnet_dgram {
@@ -28,6 +35,7 @@ struct vnet_dgram {
 
 struct vnet_priv {
 	struct vnet_nic *nic;		/* holds a reference */
+	struct mem_cgroup *memcg;	/* the creator's, or NULL; a reference */
 	spinlock_t lock;		/* rxq, qlen */
 	struct list_head rxq;		/* struct vnet_dgram */
 	u32 qlen;
@@ -45,6 +53,10 @@ long vnet_priv_create(struct vnet_priv **out, void __user *arg)
 		return -EPERM;
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
+	/* Zero on the way in, so that they can mean something one day. */
+	if (req.mtu || !is_zero_ether_addr(req.mac) || req.__pad[0] ||
+	    req.__pad[1])
+		return -EINVAL;
 	priv = kzalloc(sizeof(*priv), GFP_KERNEL_ACCOUNT);
 	if (!priv)
 		return -ENOMEM;
@@ -66,10 +78,13 @@ long vnet_priv_create(struct vnet_priv **out, void __user *arg)
 	} else {
 		kref_get(&nic->ref);
 		priv->nic = nic;
+		priv->memcg = get_mem_cgroup_from_mm(current->mm);
 		nic->priv = priv;
 		memset(&req, 0, sizeof(req));
 		req.nic_id = nic->id;
-		req.mtu = VNET_MAPPER_MTU;
+		/* What the link carries now; a write past it is EMSGSIZE. */
+		req.mtu = clamp_t(int, nic->fw.mtu - (int)VNET_WIRE_MAPPER_LEN,
+				  0, VNET_MAPPER_MTU);
 		ether_addr_copy(req.mac, nic->link->dev->dev_addr);
 	}
 	mutex_unlock(&nic->fw_lock);
@@ -98,8 +113,14 @@ void vnet_priv_destroy(struct vnet_priv *priv)
 
 	list_for_each_entry_safe(d, tmp, &priv->rxq, node)
 		kfree(d);
+	mem_cgroup_put(priv->memcg);
 	vnet_nic_put(nic);
 	kfree(priv);
+}
+
+struct vnet_nic *vnet_priv_nic(struct vnet_priv *priv)
+{
+	return priv->nic;
 }
 
 /* From the firmware, with nic->fw_lock held: a datagram that passed its checks. */
@@ -107,19 +128,33 @@ void vnet_priv_rx(void *ctx, const u8 *mac, const void *payload, u32 len)
 {
 	struct vnet_nic *nic = ctx;
 	struct vnet_priv *priv = nic->priv;
+	struct mem_cgroup *old;
 	struct vnet_dgram *d;
+	bool full;
 
 	lockdep_assert_held(&nic->fw_lock);
 	if (!priv)
 		return;
-	d = kmalloc(struct_size(d, payload, len), GFP_ATOMIC | __GFP_NOWARN);
+	/* Only we add, under fw_lock: a queue seen with room keeps it. */
 	spin_lock(&priv->lock);
-	if (!d || priv->qlen >= VNET_PRIV_QUEUE_MAX) {
-		spin_unlock(&priv->lock);
+	full = priv->qlen >= VNET_PRIV_QUEUE_MAX;
+	spin_unlock(&priv->lock);
+	d = NULL;
+	if (!full) {
+		/*
+		 * The firmware thread must not wait for memory, nor dip into
+		 * the atomic reserves for what any host can send.
+		 */
+		old = set_active_memcg(priv->memcg);
+		d = kmalloc(struct_size(d, payload, len),
+			    GFP_NOWAIT | __GFP_ACCOUNT | __GFP_NOWARN);
+		set_active_memcg(old);
+	}
+	if (!d) {
 		nic->mapper_dropped++;
-		kfree(d);
 		return;
 	}
+	spin_lock(&priv->lock);
 	ether_addr_copy(d->hdr.mac, mac);
 	d->hdr.len = len;
 	memcpy(d->payload, payload, len);
@@ -242,20 +277,31 @@ long vnet_priv_ioctl(struct vnet_priv *priv, unsigned int cmd,
 {
 	u32 id;
 
-	if (cmd != VNET_IOC_PRIV_SET_ID)
-		return -ENOTTY;
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
 	if (copy_from_user(&id, arg, sizeof(id)))
 		return -EFAULT;
 	return vnet_nic_set_id(priv->nic, id);
 }
 
-/* @nic is being removed (nic->dead is set): readers return -ENODEV. */
+/*
+ * @nic is being removed (nic->dead is set): what was queued goes, so that
+ * read() fails with -ENODEV at once, as poll() says it will.
+ */
 void vnet_priv_nic_gone(struct vnet_nic *nic)
 {
+	struct vnet_priv *priv;
+	struct vnet_dgram *d, *tmp;
+	LIST_HEAD(gone);
+
 	mutex_lock(&nic->fw_lock);
-	if (nic->priv)
-		wake_up_interruptible_all(&nic->priv->wq);
+	priv = nic->priv;
+	if (priv) {
+		spin_lock(&priv->lock);
+		list_splice_init(&priv->rxq, &gone);
+		priv->qlen = 0;
+		spin_unlock(&priv->lock);
+		wake_up_interruptible_all(&priv->wq);
+	}
 	mutex_unlock(&nic->fw_lock);
+	list_for_each_entry_safe(d, tmp, &gone, node)
+		kfree(d);
 }

@@ -3,7 +3,8 @@
  * Routes: which Ethernet address each peer NIC of an attached NIC lives
  * at.  The firmware keeps them in its peer table (firmware/route.c), which
  * changes under fw_lock; setting them needs CAP_NET_ADMIN, and so does
- * reading them, since they map the cluster for anyone on the segment.
+ * reading them, since they map the cluster for anyone on the segment --
+ * or a NIC's privileged endpoint, for that NIC's routes alone (@only).
  */
 #include <linux/etherdevice.h>
 #include <linux/slab.h>
@@ -11,7 +12,20 @@
 
 #include "vnet.h"
 
-int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac)
+/* The NIC @nic_id, if the caller may change or read its routes. */
+static struct vnet_nic *vnet_route_nic(u32 nic_id, struct vnet_nic *only,
+				       int *err)
+{
+	struct vnet_nic *nic;
+
+	lockdep_assert_held(&vnet_nics_lock);
+	nic = vnet_nic_find(nic_id);
+	*err = !nic ? -ENODEV : only && nic != only ? -EINVAL : 0;
+	return *err ? NULL : nic;
+}
+
+int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
+		   struct vnet_nic *only)
 {
 	struct vnet_nic *nic;
 	int slot, err = 0;
@@ -19,17 +33,19 @@ int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac)
 	if (peer_id > VNET_MAX_NIC_ID || !is_valid_ether_addr(mac))
 		return -EINVAL;
 	mutex_lock(&vnet_nics_lock);
-	nic = vnet_nic_find(nic_id);
-	if (!nic || !nic->link) {
-		err = nic ? -EOPNOTSUPP : -ENODEV;
+	nic = vnet_route_nic(nic_id, only, &err);
+	if (!err && !nic->link) {
+		err = -EOPNOTSUPP;
 		goto out;
 	}
+	if (err)
+		goto out;
 	if (peer_id == nic_id) {
 		err = -EINVAL;
 		goto out;
 	}
 	mutex_lock(&nic->fw_lock);
-	slot = vnet_fw_route_add(&nic->fw, peer_id, mac);
+	slot = vnet_fw_route_add(&nic->fw, peer_id, mac, vnet_card_now());
 	if (slot < 0)
 		err = -ENOSPC;
 	mutex_unlock(&nic->fw_lock);
@@ -38,7 +54,7 @@ out:
 	return err;
 }
 
-int vnet_route_del(u32 nic_id, u32 peer_id)
+int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only)
 {
 	struct vnet_nic *nic;
 	int err = 0;
@@ -46,12 +62,10 @@ int vnet_route_del(u32 nic_id, u32 peer_id)
 	if (peer_id > VNET_MAX_NIC_ID)
 		return -EINVAL;
 	mutex_lock(&vnet_nics_lock);
-	nic = vnet_nic_find(nic_id);
-	if (!nic) {
-		err = -ENODEV;
-	} else {
+	nic = vnet_route_nic(nic_id, only, &err);
+	if (nic) {
 		mutex_lock(&nic->fw_lock);
-		if (!vnet_fw_route_del(&nic->fw, peer_id))
+		if (!vnet_fw_route_del(&nic->fw, peer_id, vnet_card_now()))
 			err = -ENOENT;
 		mutex_unlock(&nic->fw_lock);
 	}
@@ -60,7 +74,7 @@ int vnet_route_del(u32 nic_id, u32 peer_id)
 }
 
 int vnet_route_list(u32 nic_id, struct vnet_route __user *routes,
-		    u32 *count)
+		    u32 *count, struct vnet_nic *only)
 {
 	struct vnet_nic *nic;
 	struct vnet_route *buf;
@@ -68,10 +82,10 @@ int vnet_route_list(u32 nic_id, struct vnet_route __user *routes,
 	int err = 0;
 
 	mutex_lock(&vnet_nics_lock);
-	nic = vnet_nic_find(nic_id);
+	nic = vnet_route_nic(nic_id, only, &err);
 	if (!nic) {
 		mutex_unlock(&vnet_nics_lock);
-		return -ENODEV;
+		return err;
 	}
 	buf = kvcalloc(nic->fw.max_peers, sizeof(*buf), GFP_KERNEL);
 	if (!buf) {

@@ -30,6 +30,16 @@ static ssize_t nic_id_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(nic_id);
 
+/* 0: nic_id is a placeholder until its mapper numbers the NIC. */
+static ssize_t numbered_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct vnet_nic *nic = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(nic->numbered));
+}
+static DEVICE_ATTR_RO(numbered);
+
 static ssize_t frames_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -191,6 +201,7 @@ static const struct attribute_group vnet_nic_stat_group = {
 
 static struct attribute *vnet_nic_attrs[] = {
 	&dev_attr_nic_id.attr,
+	&dev_attr_numbered.attr,
 	&dev_attr_frames.attr,
 	&dev_attr_ifname.attr,
 	&dev_attr_nr_endpoints.attr,

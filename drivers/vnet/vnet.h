@@ -74,6 +74,8 @@ struct vnet_nic {
 	char name[16];
 	u32 id;
 	bool dead;			/* removed: endpoints left are orphans */
+	/* Not a placeholder its mapper is to replace; vnet_nics_lock */
+	bool numbered;
 	bool fw_stopped;		/* the firmware thread is gone */
 
 	u32 nframes;
@@ -138,6 +140,7 @@ struct vnet_nic {
 	struct kobject *eps_kobj;
 	struct dentry *debugfs;
 	u32 page_delay_ms;		/* debugfs: slow paging for tests */
+	u32 wake_delay_us;		/* debugfs: late wake-ups, for tests */
 };
 
 /*
@@ -204,7 +207,6 @@ struct vnet_nic *vnet_nic_create(u32 id, unsigned int nframes);
 void vnet_nic_remove(struct vnet_nic *nic);
 void vnet_nic_put(struct vnet_nic *nic);
 struct vnet_nic *vnet_nic_find(u32 id);
-u32 vnet_nic_free_id(void);
 int vnet_nic_attach(const char *ifname, u32 nic_id, u32 nframes,
 		    u32 *out_id);
 int vnet_nic_detach(u32 nic_id);
@@ -218,6 +220,7 @@ int vnet_card_start(struct vnet_nic *nic);
 void vnet_card_stop(struct vnet_nic *nic);
 void vnet_card_free(struct vnet_nic *nic);
 void vnet_card_doorbell(struct vnet_nic *nic);
+u64 vnet_card_now(void);
 
 /* link.c */
 int vnet_link_start(struct vnet_nic *nic, struct net_device *dev);
@@ -235,6 +238,7 @@ long vnet_priv_create(struct vnet_priv **out, void __user *arg);
 void vnet_priv_destroy(struct vnet_priv *priv);
 long vnet_priv_ioctl(struct vnet_priv *priv, unsigned int cmd,
 		     void __user *arg);
+struct vnet_nic *vnet_priv_nic(struct vnet_priv *priv);
 ssize_t vnet_priv_read(struct vnet_priv *priv, char __user *buf,
 		       size_t count, bool nonblock);
 ssize_t vnet_priv_write(struct vnet_priv *priv, const char __user *buf,
@@ -245,10 +249,11 @@ void vnet_priv_rx(void *ctx, const u8 *mac, const void *payload, u32 len);
 void vnet_priv_nic_gone(struct vnet_nic *nic);
 
 /* routes.c */
-int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac);
-int vnet_route_del(u32 nic_id, u32 peer_id);
+int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
+		   struct vnet_nic *only);
+int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only);
 int vnet_route_list(u32 nic_id, struct vnet_route __user *routes,
-		    u32 *count);
+		    u32 *count, struct vnet_nic *only);
 
 /* cache.c */
 void vnet_cache_init(struct vnet_nic *nic);

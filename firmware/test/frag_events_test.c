@@ -301,7 +301,7 @@ TEST_F(train, receiver_reboots_halfway)
 	until_frags(_metadata, self, 40);
 	vnet_fw_trains_drop_all(&self->b->fw);
 	vnet_fw_transport_init(&self->b->fw);
-	ASSERT_LE(0, vnet_fw_route_add(&self->b->fw, 0, self->mac[0]));
+	ASSERT_LE(0, vnet_fw_route_add(&self->b->fw, 0, self->mac[0], self->net.now));
 	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
 	EXPECT_LE(1, self->a->fw.stats.rx_nack[VNET_NACK_RESYNC]);
 	expect_whole(_metadata, self, 8);
@@ -312,10 +312,10 @@ TEST_F(train, receiver_route_readded_halfway)
 {
 	send_xfer(_metadata, self, 9);
 	until_frags(_metadata, self, 40);
-	ASSERT_TRUE(vnet_fw_route_del(&self->b->fw, 0));
+	ASSERT_TRUE(vnet_fw_route_del(&self->b->fw, 0, self->net.now));
 	EXPECT_EQ(0, self->b->fw.trains_busy);
 	sim_net_run_for(&self->net, 3 * self->a->fw.quantum);
-	ASSERT_LE(0, vnet_fw_route_add(&self->b->fw, 0, self->mac[0]));
+	ASSERT_LE(0, vnet_fw_route_add(&self->b->fw, 0, self->mac[0], self->net.now));
 	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
 	EXPECT_LE(1, self->a->fw.stats.rx_nack[VNET_NACK_RESTART]);
 	expect_whole(_metadata, self, 9);
@@ -330,13 +330,13 @@ TEST_F(train, sender_route_deleted_halfway)
 {
 	send_xfer(_metadata, self, 10);
 	until_frags(_metadata, self, 40);
-	ASSERT_TRUE(vnet_fw_route_del(&self->a->fw, 1));
+	ASSERT_TRUE(vnet_fw_route_del(&self->a->fw, 1, self->net.now));
 	ASSERT_TRUE(frag_run_until(&self->net, returned, NULL, 1000000));
 	expect_returned(_metadata, self, VNET_RET_UNREACHABLE);
 	EXPECT_EQ(1, self->b->fw.trains_busy);
 
 	self->a->fw.peers[0].used = false;
-	ASSERT_LE(0, vnet_fw_route_add(&self->a->fw, 1, self->mac[1]));
+	ASSERT_LE(0, vnet_fw_route_add(&self->a->fw, 1, self->mac[1], self->net.now));
 	send_xfer(_metadata, self, 11);
 	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
 	EXPECT_EQ(1, self->b->fw.stats.trains_dropped);

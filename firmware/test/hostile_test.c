@@ -12,8 +12,10 @@
 
 #define TAG		0x99ULL
 #define CLIENTS		3		/* well-behaved pairs */
-#define STUCK_SENDER	CLIENTS		/* endpoint on NIC 0 */
+#define STUCK_SENDER	CLIENTS		/* first of them on NIC 0 */
+#define MAX_STUCK_SENDERS 3
 #define STUCK		(CLIENTS + 1)	/* endpoint on NIC 1 that never drains */
+#define EPS		(CLIENTS + MAX_STUCK_SENDERS + 1)
 
 /* A packet to NIC @to that claims to come from the Ethernet address @mac. */
 static void inject(struct sim_net *net, u32 to, const u8 *mac, void *pkt,
@@ -35,15 +37,15 @@ struct pairs {
 
 /*
  * Clients 0..CLIENTS-1 of NIC 0 each keep one request to server i + 1 of
- * NIC 1; with @flood, STUCK_SENDER keeps its send queue full of requests
- * to STUCK, which takes nothing.
+ * NIC 1; @flooders endpoints from STUCK_SENDER on keep their send queues
+ * full of requests to STUCK, which takes nothing.
  */
-static void drive(struct sim_net *net, struct pairs *t, bool flood,
+static void drive(struct sim_net *net, struct pairs *t, u32 flooders,
 		  bool read_returns)
 {
 	struct sim_nic *a = net->nic[0], *b = net->nic[1];
 	const struct vnet_desc *d;
-	u32 i;
+	u32 i, s;
 
 	for (i = 1; i <= CLIENTS; i++) {
 		while ((d = sim_peek(b, i, VNET_Q_REQ_RECV))) {
@@ -69,22 +71,24 @@ static void drive(struct sim_net *net, struct pairs *t, bool flood,
 				t->outstanding[i]++;
 		}
 	}
-	while (read_returns &&
-	       (d = sim_peek(a, STUCK_SENDER, VNET_Q_REP_RECV))) {
-		if (d->status == VNET_RET_BUSY) {
-			if (!t->busy++)
-				t->first_busy_at = net->now;
-		} else {
-			t->other_returns++;
+	for (s = STUCK_SENDER; s < STUCK_SENDER + MAX_STUCK_SENDERS; s++) {
+		while (read_returns &&
+		       (d = sim_peek(a, s, VNET_Q_REP_RECV))) {
+			if (d->status == VNET_RET_BUSY) {
+				if (!t->busy++)
+					t->first_busy_at = net->now;
+			} else {
+				t->other_returns++;
+			}
+			sim_consume(a, s, VNET_Q_REP_RECV);
 		}
-		sim_consume(a, STUCK_SENDER, VNET_Q_REP_RECV);
-	}
-	while (flood) {
-		struct vnet_desc q = sim_request(99);
+		while (s < STUCK_SENDER + flooders) {
+			struct vnet_desc q = sim_request(99);
 
-		q.slot = 1;
-		if (sim_post(a, STUCK_SENDER, VNET_Q_REQ_SEND, &q, NULL))
-			break;
+			q.slot = 1;
+			if (sim_post(a, s, VNET_Q_REQ_SEND, &q, NULL))
+				break;
+		}
 	}
 }
 
@@ -92,39 +96,88 @@ static void pairs_setup(struct sim_net *net)
 {
 	u32 i;
 
-	sim_net_init(net, 2, STUCK + 1, 11);
+	sim_net_init(net, 2, EPS, 11);
 	for (i = 1; i <= STUCK; i++)
 		net->nic[1]->ep[i].fw.tag = TAG;
 	for (i = 0; i < CLIENTS; i++)
 		sim_map(net->nic[0], i, 0, 1, i + 1, TAG);
-	sim_map(net->nic[0], STUCK_SENDER, 1, 1, STUCK, TAG);
+	for (i = 0; i < MAX_STUCK_SENDERS; i++)
+		sim_map(net->nic[0], STUCK_SENDER + i, 1, 1, STUCK, TAG);
+}
+
+/* Channels of NIC 0 to NIC 1 that carry or return a message for STUCK. */
+static u32 channels_to_stuck(struct sim_net *net)
+{
+	struct vnet_fw_nic *fw = &net->nic[0]->fw;
+	struct vnet_fw_peer *p = &fw->peers[fw->peer_of[1]];
+	u32 c, held = 0;
+
+	for (c = 0; c < fw->nchannels; c++)
+		held += p->tx[c].state != VNET_CHAN_FREE &&
+			p->tx[c].msg.peer.ep == STUCK;
+	return held;
 }
 
 /*
  * One receiver never drains while three other endpoints of its NIC keep
  * exchanging messages with the sender's NIC: they keep their rate, and the
- * stuck one's messages come back "busy" within busy_timeout.
+ * stuck one's messages come back "busy" within busy_timeout.  However many
+ * endpoints send to the stuck one, it never holds more than its share of
+ * the channels, half of them: each sender is held to half, and so is each
+ * destination, before any NACK from it has come back.
  */
-TEST(stuck_receiver_does_not_block_others)
-{
+FIXTURE(stuck) {
 	struct sim_net net;
+};
+
+FIXTURE_VARIANT(stuck) {
+	u32 senders;
+};
+
+FIXTURE_VARIANT_ADD(stuck, one_sender) {
+	.senders = 1,
+};
+
+FIXTURE_VARIANT_ADD(stuck, two_senders) {
+	.senders = 2,
+};
+
+FIXTURE_VARIANT_ADD(stuck, three_senders) {
+	.senders = 3,
+};
+
+FIXTURE_SETUP(stuck)
+{
+	pairs_setup(&self->net);
+}
+
+FIXTURE_TEARDOWN(stuck)
+{
+	sim_net_fini(&self->net);
+}
+
+TEST_F(stuck, receiver_does_not_block_others)
+{
+	struct sim_net *net = &self->net;
 	struct pairs alone = {}, stuck = {};
+	u32 i, share, held, most = 0;
 	u64 span, start, bound;
-	u32 i;
 
-	pairs_setup(&net);
-	span = 3 * net.nic[0]->fw.busy_timeout;
-	for (start = net.now; net.now - start < span;) {
-		drive(&net, &alone, false, true);
-		sim_net_step(&net, 20);
+	span = 3 * net->nic[0]->fw.busy_timeout;
+	for (start = net->now; net->now - start < span;) {
+		drive(net, &alone, 0, true);
+		sim_net_step(net, 20);
 	}
-	sim_net_fini(&net);
+	sim_net_fini(net);
 
-	pairs_setup(&net);
-	bound = net.nic[0]->fw.busy_timeout + 3 * net.nic[0]->fw.quantum;
-	for (start = net.now; net.now - start < span;) {
-		drive(&net, &stuck, true, true);
-		sim_net_step(&net, 20);
+	pairs_setup(net);
+	share = (net->nic[0]->fw.nchannels + 1) / 2;
+	bound = net->nic[0]->fw.busy_timeout + 3 * net->nic[0]->fw.quantum;
+	for (start = net->now; net->now - start < span;) {
+		drive(net, &stuck, variant->senders, true);
+		sim_net_step(net, 20);
+		held = channels_to_stuck(net);
+		most = held > most ? held : most;
 	}
 
 	for (i = 0; i < CLIENTS; i++) {
@@ -134,15 +187,17 @@ TEST(stuck_receiver_does_not_block_others)
 		/* Their normal rate: within 5 %. */
 		EXPECT_GE(stuck.round_trips[i] * 100, alone.round_trips[i] * 95);
 	}
+	TH_LOG("the stuck receiver held at most %u of %u channels", most,
+	       net->nic[0]->fw.nchannels);
+	EXPECT_LE(most, share);
 	EXPECT_EQ(0, stuck.other_returns);
 	ASSERT_LT(0, stuck.busy);
 	EXPECT_LE(stuck.first_busy_at - start, bound);
 	TH_LOG("first \"busy\" return after %llu (bound %llu), %u in all",
 	       (unsigned long long)(stuck.first_busy_at - start),
 	       (unsigned long long)bound, stuck.busy);
-	EXPECT_EQ(0, net.nic[1]->ep[STUCK].fw.stats.received -
+	EXPECT_EQ(0, net->nic[1]->ep[STUCK].fw.stats.received -
 		     VNET_QUEUE_DEPTH);
-	sim_net_fini(&net);
 }
 
 FIXTURE(forged) {
@@ -561,9 +616,9 @@ TEST_F(readd, sender_in_fresh_slot_is_not_taken_for_a_duplicate)
 	expected = b->fw.peers[0].rx[c].expected;
 
 	/* Gone, and its slot taken by another NIC meanwhile. */
-	vnet_fw_route_del(&a->fw, 1);
+	vnet_fw_route_del(&a->fw, 1, self->net.now);
 	p->used = false;
-	ASSERT_LE(0, vnet_fw_route_add(&a->fw, 1, self->mac[1]));
+	ASSERT_LE(0, vnet_fw_route_add(&a->fw, 1, self->mac[1], self->net.now));
 	p = &a->fw.peers[a->fw.peer_of[1]];
 	/* The worst luck: the channel's next number is the old last one. */
 	p->tx[c].seq = expected - 2;
@@ -594,8 +649,8 @@ TEST_F(readd, receiver_readd_does_not_deliver_twice)
 	sim_net_run_for(&self->net, 200);
 	ASSERT_EQ(1, drain(b, seen, 1));
 
-	vnet_fw_route_del(&b->fw, 0);
-	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0]));
+	vnet_fw_route_del(&b->fw, 0, self->net.now);
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0], self->net.now));
 	self->net.down[0] = false;
 	sim_net_run_for(&self->net, 5 * a->fw.quantum);
 	drain(b, seen, 1);
@@ -605,11 +660,59 @@ TEST_F(readd, receiver_readd_does_not_deliver_twice)
 }
 
 /*
- * Both sides take their routes away and back, again and again, with
- * traffic, loss and duplicates on the wire: no message is ever delivered
- * twice, and every request is answered -- by its reply, by coming back
- * to its sender, or by its reply coming back to the server.
+ * As above, but while the receiver's route to the sender is deleted, other
+ * NICs are routed until the table is full.  The sender's slot, with the
+ * receive state of the message it still retransmits, is not theirs until
+ * the sender has given that message up; had it been, the sender would
+ * come back in a restarted slot, be asked to SYNC, and the message be
+ * delivered twice.
  */
+TEST_F(readd, receiver_slot_kept_while_its_sender_may_retransmit)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = sim_request(0);
+	u32 id, slot, filler = 100;
+	u8 seen[1] = {}, mac[6];
+	u64 kept, left;
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	self->net.down[0] = true;	/* its ACK will be lost */
+	sim_net_run_for(&self->net, 200);
+	ASSERT_EQ(1, drain(b, seen, 1));
+
+	slot = b->fw.peer_of[0];
+	ASSERT_TRUE(vnet_fw_route_del(&b->fw, 0, self->net.now));
+	/* Every other slot to other NICs; the last of them finds none. */
+	for (id = filler; id < filler + b->fw.max_peers - 1; id++) {
+		sim_mac(id, mac);
+		ASSERT_LE(0, vnet_fw_route_add(&b->fw, id, mac, self->net.now));
+	}
+	sim_mac(id, mac);
+	EXPECT_EQ(-1, vnet_fw_route_add(&b->fw, id, mac, self->net.now));
+	EXPECT_TRUE(vnet_fw_route_del(&b->fw, filler, self->net.now));
+
+	EXPECT_EQ((int)slot,
+		  vnet_fw_route_add(&b->fw, 0, self->mac[0], self->net.now));
+	self->net.down[0] = false;
+	sim_net_run_for(&self->net, 5 * a->fw.quantum);
+	drain(b, seen, 1);
+	EXPECT_EQ(1, seen[0]);
+	EXPECT_EQ(0, a->fw.nactive);
+
+	/* Once nothing can come any more, the slot may go to another NIC. */
+	kept = b->fw.busy_timeout;
+	if (2ULL * b->fw.max_retries * b->fw.quantum > kept)
+		kept = 2ULL * b->fw.max_retries * b->fw.quantum;
+	sim_mac(filler, mac);
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, filler, mac, self->net.now));
+	left = self->net.now;
+	EXPECT_TRUE(vnet_fw_route_del(&b->fw, 0, left));
+	sim_mac(id, mac);
+	EXPECT_EQ(-1, vnet_fw_route_add(&b->fw, id, mac, left + kept - 1));
+	EXPECT_EQ((int)slot, vnet_fw_route_add(&b->fw, id, mac, left + kept));
+}
+
 TEST_F(readd, churn_never_duplicates)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
@@ -655,9 +758,9 @@ TEST_F(readd, churn_never_duplicates)
 			struct sim_nic *s = sim_rand(&seed) % 2 ? a : b;
 			u32 peer = s == a ? 1 : 0;
 
-			vnet_fw_route_del(&s->fw, peer);
+			vnet_fw_route_del(&s->fw, peer, self->net.now);
 			sim_net_run_for(&self->net, 40);
-			vnet_fw_route_add(&s->fw, peer, self->mac[peer]);
+			vnet_fw_route_add(&s->fw, peer, self->mac[peer], self->net.now);
 		}
 	}
 	ASSERT_EQ(N, done);
@@ -804,7 +907,7 @@ TEST(returns_waiting_for_their_sender_block_only_it)
 		for (start = net.now; net.now - start < span;) {
 			struct vnet_desc q = sim_request(99);
 
-			drive(&net, t, false, false);
+			drive(&net, t, 0, false);
 			q.slot = 1;
 			while (round && !sim_post(net.nic[0], STUCK_SENDER,
 						  VNET_Q_REQ_SEND, &q, NULL))
@@ -840,7 +943,7 @@ TEST_F(readd, rebooted_receiver_takes_the_next_message_at_once)
 
 	/* b reboots: a fresh transport, its route to a added again. */
 	vnet_fw_transport_init(&b->fw);
-	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0]));
+	ASSERT_LE(0, vnet_fw_route_add(&b->fw, 0, self->mac[0], self->net.now));
 
 	d = sim_request(1);
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));

@@ -694,6 +694,36 @@ TEST_F(nic, weighted_round_robin_burst)
 	EXPECT_EQ(2, self->sim.ep[3].fw.stats.received);
 }
 
+static void close_ep2_later(struct sim_nic *sim)
+{
+	if (sim->pauses == 1)
+		vnet_fw_ep_forget(&sim->fw, &sim->ep[2].fw);
+	sim->now += 7;
+}
+
+/*
+ * A round pauses between two endpoints' turns, where the host may take
+ * the firmware lock and change what the firmware sees: an endpoint closed
+ * in a pause gets no turn after it, and the firmware's clock moves on.
+ */
+TEST_F(nic, round_pauses_between_turns)
+{
+	struct vnet_desc d = request(0, 1, 0);
+	struct vnet_fw_round round;
+
+	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
+	sim_map(&self->sim, 2, 0, 0, 3, TAG + 3);
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	ASSERT_EQ(0, sim_post(&self->sim, 2, VNET_Q_REQ_SEND, &d, NULL));
+	self->sim.on_pause = close_ep2_later;
+	round = vnet_fw_poll(&self->sim.fw, 0);
+	EXPECT_EQ(1, round.messages);
+	EXPECT_EQ(1, self->sim.pauses);
+	EXPECT_EQ(7, self->sim.fw.now);
+	EXPECT_EQ(1, self->sim.ep[1].fw.stats.received);
+	EXPECT_EQ(0, self->sim.ep[3].fw.stats.received);
+}
+
 TEST_F(nic, need_wakeup_only_when_idle)
 {
 	struct vnet_desc d = request(0, 1, 0);

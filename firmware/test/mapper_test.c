@@ -199,7 +199,7 @@ TEST_F(mapper, needs_no_route_and_is_no_transport_packet)
 	struct vnet_fw_nic *fw = &self->net.nic[1]->fw;
 	struct vnet_wire_hdr *h = (void *)cap.pkt;
 
-	ASSERT_TRUE(vnet_fw_route_del(fw, 0));
+	ASSERT_TRUE(vnet_fw_route_del(fw, 0, 0));
 	ASSERT_TRUE(vnet_fw_mapper_send(&self->net.nic[0]->fw, self->mac[1],
 					"x", 1));
 	sim_net_inject(&self->net, 1, self->mac[0], cap.pkt, cap.len);

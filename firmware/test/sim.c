@@ -43,6 +43,16 @@ static u32 sim_random(void *ctx)
 	return sim_rand(&sim->seed);
 }
 
+static u64 sim_pause(void *ctx)
+{
+	struct sim_nic *sim = ctx;
+
+	sim->pauses++;
+	if (sim->on_pause)
+		sim->on_pause(sim);
+	return sim->net ? sim->net->now : sim->now;
+}
+
 static const struct vnet_fw_ops sim_ops = {
 	.lookup = sim_lookup,
 	.request_fault = sim_request_fault,
@@ -50,6 +60,7 @@ static const struct vnet_fw_ops sim_ops = {
 	.transmit = sim_transmit,
 	.notify_flushed = sim_notify_flushed,
 	.random = sim_random,
+	.pause = sim_pause,
 };
 
 /* NIC n's Ethernet address: 02:00:00:00:hi:lo, locally administered. */

@@ -34,6 +34,8 @@ struct sim_nic {
 	u32 notifications;
 	struct sim_net *net;		/* NULL: a NIC alone, nothing to send to */
 	bool auto_fault;		/* load endpoints the firmware asks for */
+	u32 pauses;			/* a round paused between turns */
+	void (*on_pause)(struct sim_nic *sim);	/* what the host does then */
 	u32 seed;			/* for initial sequence numbers */
 };
 

@@ -148,7 +148,7 @@ void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 
 			sim_mac(j, mac);
 			if (j != i)
-				vnet_fw_route_add(&sim->fw, j, mac);
+				vnet_fw_route_add(&sim->fw, j, mac, 0);
 		}
 		net->nic[i] = sim;
 	}

@@ -6,7 +6,7 @@
  * server on --to, each driven by a thread of its own because an endpoint's
  * local indices belong to one thread (vnet/endpoint.h).  Or, between
  * nodes, a client here and a server that "bench serve" runs on another
- * node (--peer, --tag).
+ * node (--peer, and its tag in VNET_TAG).
  *
  * pingpong: one request in flight; the server echoes the payload in a reply
  * of the same size, so a round trip carries the size both ways, as
@@ -502,7 +502,7 @@ static void serve_signal(int sig __attribute__((unused)))
 /*
  * bench serve: one endpoint answering whoever brings its tag, until a
  * signal or --seconds.  Its name and tag go to stdout, to its owner, who
- * hands them to the client (--peer, --tag) on another node.
+ * hands them to the client (--peer, VNET_TAG) on another node.
  */
 static int serve_until_stopped(const struct wire_opts *o)
 {

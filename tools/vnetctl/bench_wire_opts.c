@@ -3,7 +3,7 @@
  * The command line of vnetctl bench pingpong, bw and serve, and the NICs
  * it names: two local ones by default; or a local client and a --peer
  * server on another node, which "bench serve" runs there and whose name
- * and tag it prints for the client's --peer and --tag.
+ * and tag it prints for the client's --peer and VNET_TAG.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -152,7 +152,6 @@ static int parse_name(const char *s, struct vnet_name *name)
 int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o)
 {
 	static const uint32_t sizes[] = { 0, 64, 1024, 8192 };
-	bool have_tag = false;
 	int a, bad;
 
 	memset(o, 0, sizeof(*o));
@@ -182,10 +181,6 @@ int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o)
 		} else if (!strcmp(opt, "--peer") && !o->serve && !o->have_to) {
 			bad = parse_name(v, &o->peer);
 			o->remote = true;
-		} else if (!strcmp(opt, "--tag") && !o->serve) {
-			o->tag = v ? strtoull(v, &end, 16) : 0;
-			bad = !v || end == v || *end;
-			have_tag = true;
 		} else if (!strcmp(opt, "--count") && !o->bw && !o->serve) {
 			bad = parse_u32(v, &o->count, 10000000) || !o->count;
 		} else if (!strcmp(opt, "--seconds") && (o->bw || o->serve)) {
@@ -207,9 +202,22 @@ int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o)
 			return -1;
 		}
 	}
-	if (o->remote != have_tag) {
-		vnetctl_msg("bench %s: --peer and --tag go together", o->bench);
-		return -1;
+	/*
+	 * The tag is the server's capability: from the environment, since a
+	 * command line is anyone's to read in /proc.
+	 */
+	if (o->remote) {
+		const char *t = getenv("VNET_TAG");
+		char *end = NULL;
+
+		errno = 0;
+		o->tag = t ? strtoull(t, &end, 16) : 0;
+		if (!t || end == t || *end || errno) {
+			vnetctl_msg("bench %s: --peer needs the server's tag in "
+				    "VNET_TAG (hex, as bench serve prints it)",
+				    o->bench);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -18,6 +18,9 @@ void vnetctl_usage(FILE *f)
 		"Commands:\n"
 		"  status [--json]         NICs, frame residency, paging counters and\n"
 		"                          endpoints, from " VNET_SYSFS_CLASS "\n"
+		"  cluster [--json] [--state-dir DIR] [IFNAME...]\n"
+		"                          the cluster as each interface's vnet-mapd\n"
+		"                          sees it: ids, MACs, leader, table, states\n"
 		"  attach IFNAME [--nic-id N] [--frames N]\n"
 		"                          put a new NIC on an Ethernet interface,\n"
 		"                          with N endpoint frames (default: frames=)\n"
@@ -55,8 +58,8 @@ void vnetctl_usage(FILE *f)
 		"    options of both: --from vnetA, --to vnetB (default: the two\n"
 		"      attached NICs), --sizes LIST (payload bytes, default\n"
 		"      0,64,1024,8192), --csv FILE;\n"
-		"      --peer NIC:EP --tag HEX instead of --to: the server that\n"
-		"      bench serve runs on another node\n"
+		"      --peer NIC:EP instead of --to: the server that bench\n"
+		"      serve runs on another node, its tag in VNET_TAG\n"
 		"  bench serve [--nic vnetN] [--seconds S]\n"
 		"                          answer pingpong and bw from other nodes;\n"
 		"                          prints NIC:EP and the tag to give them\n"
@@ -132,6 +135,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "status"))
 		return vnetctl_cmd_status(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cluster"))
+		return vnetctl_cmd_cluster(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bench"))
 		return vnetctl_cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(cmd, "attach"))

@@ -67,6 +67,7 @@ static int parse_mac(const char *s, uint8_t mac[6])
 int vnetctl_cmd_attach(int argc, char **argv)
 {
 	struct vnet_attach req = { .nic_id = VNET_NIC_ID_ANY };
+	bool numbered = false;
 	int a, fd, err;
 
 	if (argc < 2 || argv[1][0] == '-') {
@@ -78,6 +79,7 @@ int vnetctl_cmd_attach(int argc, char **argv)
 
 		if (!strcmp(argv[a], "--nic-id")) {
 			val = &req.nic_id;
+			numbered = true;
 		} else if (!strcmp(argv[a], "--frames")) {
 			val = &req.frames;
 		} else {
@@ -111,8 +113,12 @@ int vnetctl_cmd_attach(int argc, char **argv)
 		vnetctl_err(err, "attach %s", argv[1]);
 		return VNETCTL_EXIT_FAIL;
 	}
-	printf("vnet%" PRIu32 " attached to %s as NIC %" PRIu32 "\n",
-	       req.nic_id, argv[1], req.nic_id);
+	if (numbered)
+		printf("vnet%" PRIu32 " attached to %s as NIC %" PRIu32 "\n",
+		       req.nic_id, argv[1], req.nic_id);
+	else
+		printf("vnet%" PRIu32 " attached to %s, unnumbered: vnet-mapd "
+		       "%s gives it its id\n", req.nic_id, argv[1], argv[1]);
 	return VNETCTL_EXIT_OK;
 }
 

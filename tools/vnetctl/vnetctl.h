@@ -127,6 +127,7 @@ int vnetctl_cmd_route(int argc, char **argv);
 int vnetctl_cmd_bench(int argc, char **argv);
 
 /* bench_wire.c: bench pingpong and bw, handed over by vnetctl_cmd_bench() */
+int vnetctl_cmd_cluster(int argc, char **argv);
 bool vnetctl_bench_wire_handles(const char *name);
 int vnetctl_cmd_bench_wire(int argc, char **argv);
 

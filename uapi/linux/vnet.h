@@ -214,13 +214,16 @@ struct vnet_ep_stat {
 
 /*
  * Privileged (CAP_NET_ADMIN): put a NIC on an Ethernet interface, and tell
- * it which MAC address each peer NIC id lives at.
+ * it which MAC address each peer NIC id lives at.  A NIC attached with
+ * VNET_NIC_ID_ANY is unnumbered: it has a placeholder id from the top of
+ * the range and takes no endpoints until its mapper numbers it.
  */
 #define VNET_NIC_ID_ANY		0xffffffffu
 
 struct vnet_attach {
 	char ifname[16];
-	__u32 nic_id;			/* in: id or VNET_NIC_ID_ANY; out: id */
+	__u32 nic_id;			/* in: id or VNET_NIC_ID_ANY; out: */
+					/* id, or the placeholder */
 	__u32 frames;			/* in: 2 .. VNET_MAX_FRAMES, 0: frames=; out: frames */
 };
 
@@ -245,16 +248,18 @@ struct vnet_route_list {
  * own that never reaches any other endpoint, with write() and read() of a
  * struct vnet_mapper_pkt followed by its payload, one datagram per call;
  * poll() says when one can be read.  Datagrams may be lost, as on any
- * Ethernet.  PRIV_SET_ID numbers the NIC (vnetN follows); the routes are
- * set with ROUTE_ADD and ROUTE_DEL as by hand.
+ * Ethernet.  PRIV_SET_ID numbers the NIC (vnetN follows); ROUTE_ADD,
+ * ROUTE_DEL and ROUTE_LIST on it act on its NIC's routes only.  Making one
+ * needs CAP_NET_ADMIN; then the file is the capability.
  */
 #define VNET_MAPPER_MTU		1024	/* payload bytes of a mapper datagram */
 
 struct vnet_priv_create {
 	__u32 nic_id;			/* in */
-	__u32 mtu;			/* out: VNET_MAPPER_MTU */
+	__u32 mtu;			/* out: the largest datagram the link */
+					/* carries, up to VNET_MAPPER_MTU */
 	__u8 mac[6];			/* out: the NIC's Ethernet address */
-	__u8 __pad[2];
+	__u8 __pad[2];			/* all but nic_id zero on the way in */
 };
 
 struct vnet_mapper_pkt {
