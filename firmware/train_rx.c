@@ -21,7 +21,7 @@
  *
  * A fragment that does not follow -- no train on its channel, another
  * train, a gap, an overlap, a length past the message, a checksum that
- * does not match, a segment that no longer holds the range -- drops the
+ * does not match, a segment replaced since the first fragment -- drops the
  * train, and is NACKed RESTART: the sender starts it again from its first
  * fragment, which is decided afresh.
  *
@@ -188,9 +188,10 @@ u32 vnet_fw_frag_packet_len(const struct vnet_wire_hdr *h, u32 len)
 }
 
 /*
- * Land @len bytes at @off of train @t's payload.  False when an XFER's
- * range is no longer in its destination's segment, which its owner
- * replaced meanwhile.
+ * Land @len bytes at @off of train @t's payload.  False when its owner
+ * replaced the destination's segment meanwhile: the bytes already landed
+ * are in the old one, so even a new segment that holds the range would
+ * get only the rest of the message.
  */
 static bool vnet_fw_train_land(struct vnet_fw_nic *nic,
 			       struct vnet_fw_train *t, u32 off,
@@ -199,7 +200,8 @@ static bool vnet_fw_train_land(struct vnet_fw_nic *nic,
 	struct vnet_fw_ep *dst = t->dst;
 
 	if (t->msg.flags & VNET_DESC_XFER) {
-		if (!vnet_fw_seg_fits(dst, t->msg.offset + off, len))
+		if (dst->seg_gen != t->seg_gen ||
+		    !vnet_fw_seg_fits(dst, t->msg.offset + off, len))
 			return false;
 		fw_memcpy(dst->seg + t->msg.offset + off, bytes, len);
 	} else {
@@ -276,6 +278,7 @@ vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	t->channel = channel;
 	t->first = seq;
 	t->crc = 0;
+	t->seg_gen = dst->seg_gen;
 	vnet_fw_train_set_busy(nic, t, p, true);
 	/* find_dest() checked the whole range against the segment. */
 	vnet_fw_train_land(nic, t, 0, bytes, len);

@@ -20,7 +20,8 @@
  * entry stays until the train ends, delivered or returned, so the sender
  * knows when it may change the source again: its consumer index says so.
  * Bounds are checked against the segment as it is at each load, since its
- * owner may replace it meanwhile; a range no longer inside it returns the
+ * owner may replace it meanwhile; a range no longer inside it, or a
+ * segment replaced since the message was taken (seg_gen), returns the
  * message "bad segment".  A train started over reads the segment again.
  *
  * A fragment ACKed moves the train on to the next one at once -- unless
@@ -86,7 +87,12 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	if (ch->from_seg) {
 		u64 at = ch->msg.src_offset + ch->frag_off;
 
-		if (!ch->src || !vnet_fw_seg_fits(ch->src, at, len))
+		/*
+		 * Another segment, even one as large, holds other bytes: a
+		 * train read partly from each would be neither message.
+		 */
+		if (!ch->src || ch->src->seg_gen != ch->seg_gen ||
+		    !vnet_fw_seg_fits(ch->src, at, len))
 			return VNET_RET_BAD_SEGMENT;
 		fw_memcpy(ch->payload, ch->src->seg + at, len);
 		ch->frag = ch->payload;

@@ -343,6 +343,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	if (msg->len && !ch->from_seg)
 		fw_memcpy(ch->payload, payload, msg->len);
 	ch->src = src;
+	ch->seg_gen = src->seg_gen;
 	ch->src_ep = src->name.ep;
 	ch->queue = q;
 	ch->seq++;

@@ -101,6 +101,11 @@ struct vnet_fw_ep {
 	u8 *staging;			/* VNET_STAGING_SIZE bytes */
 	u8 *seg;			/* bulk transfers land here, or NULL */
 	u64 seg_len;
+	/*
+	 * Bumped by the host whenever it changes seg or seg_len: a train
+	 * begun in one segment must not go on in another of the same size.
+	 */
+	u32 seg_gen;
 	struct vnet_name name;
 	u64 tag;
 	/*
@@ -205,6 +210,7 @@ struct vnet_fw_send_chan {
 	u32 train;			/* seq of the train's first fragment */
 	u32 frag_crc;			/* CRC32C of the payload to its end */
 	u32 frag_acked;			/* payload bytes ever ACKed */
+	u32 seg_gen;			/* src->seg_gen it was taken from */
 	struct vnet_fw_ep *src;		/* NULL once its owner closed */
 	u32 src_ep;			/* its index, for retransmissions */
 	u64 due;			/* when to retransmit */
@@ -261,6 +267,7 @@ struct vnet_fw_train {
 	u32 first;			/* sequence number of its first fragment */
 	u32 received;			/* payload bytes landed, in order */
 	u32 crc;			/* CRC32C of those */
+	u32 seg_gen;			/* dst->seg_gen it began landing in */
 	u8 channel;
 	u8 rq;				/* VNET_Q_REQ_RECV or VNET_Q_REP_RECV */
 	bool busy;

@@ -107,6 +107,8 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
 	ep->seg = pin;
 	ep->fw.seg = pin ? (u8 *)pin->kaddr + offset_in_page(addr) : NULL;
 	ep->fw.seg_len = len;
+	/* Trains begun in the old segment must not go on in this one. */
+	ep->fw.seg_gen++;
 	mutex_unlock(&nic->fw_lock);
 
 	vnet_seg_release(old);

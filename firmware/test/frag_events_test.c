@@ -372,4 +372,39 @@ TEST_F(train, sender_segment_shrinks_halfway)
 	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
 }
 
+/*
+ * The receiver's owner replaces its segment halfway with one just as
+ * large: what landed so far is in the old one, so the train starts over
+ * and the whole message arrives in the new one -- never its second half
+ * alone, published as the message.
+ */
+TEST_F(train, receiver_segment_replaced_same_size_halfway)
+{
+	send_xfer(_metadata, self, 21);
+	until_frags(_metadata, self, 40);
+	frag_give_seg(self->b, 1, VNET_XFER_MAX);
+	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
+	EXPECT_EQ(1, self->b->fw.stats.trains_dropped);
+	expect_whole(_metadata, self, 21);
+}
+
+/*
+ * The sender's segment is replaced halfway by one as large, holding the
+ * same bytes even: the rest would be read from other memory, so the
+ * message goes back "bad segment" and nothing is delivered.
+ */
+TEST_F(train, sender_segment_replaced_same_size_halfway)
+{
+	send_xfer(_metadata, self, 22);
+	until_frags(_metadata, self, 40);
+	frag_give_seg(self->a, 0, 2 * VNET_XFER_MAX);
+	frag_fill(self->a->ep[0].fw.seg + SRC, LEN, 22);
+	ASSERT_TRUE(frag_run_until(&self->net, returned, NULL, 1000000));
+	expect_returned(_metadata, self, VNET_RET_BAD_SEGMENT);
+	sim_net_run_for(&self->net, self->b->fw.busy_timeout +
+				    2 * self->b->fw.quantum);
+	EXPECT_TRUE(frag_all_quiet(&self->net));
+	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
+}
+
 TEST_HARNESS_MAIN

@@ -17,6 +17,7 @@ static inline void frag_give_seg(struct sim_nic *s, u32 ep, u64 len)
 	free(s->ep[ep].fw.seg);
 	s->ep[ep].fw.seg = calloc(1, len);
 	s->ep[ep].fw.seg_len = len;
+	s->ep[ep].fw.seg_gen++;		/* as vnet_ep_set_seg() does */
 }
 
 static inline void frag_free_segs(struct sim_net *net)
