@@ -7,8 +7,9 @@
 # with routes set by hand, and mapd_steps.sh, with vnet-mapd) share: TAP
 # lines, am_peers servers and clients on the nodes, and what the clients
 # printed.  Sourced; the sourcing script sets here (this directory), tree
-# (the top of the tree) and out (a directory for the commands' output),
-# and then nic[K], the id of node K's NIC.
+# (the top of the tree), out (a directory for the commands' output), ko
+# (the module) and params (its parameters), and then nic[K], the id of
+# node K's NIC.
 
 am=$here/am_peers
 vnetctl=$tree/tools/vnetctl/vnetctl
@@ -19,6 +20,14 @@ nic=()
 c()
 {
 	"$VNET_CLUSTER" "$@"
+}
+
+# The shell command that loads vnet on a node, with the module parameters
+# $params.  insmod loads no dependency, and vnet.ko calls the kernel's
+# crc32c(), which distribution kernels build as a module (libcrc32c).
+load_vnet()
+{
+	echo "modprobe libcrc32c && insmod $ko $params"
 }
 
 # A TAP line for status $1, described by the words after $2; on failure,

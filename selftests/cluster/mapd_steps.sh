@@ -16,7 +16,7 @@ gen=()
 # placeholder, which the mapper replaces).
 node_up()
 {
-	c run "$1" sh -c "insmod $ko $params && $vnetctl attach eth0" \
+	c run "$1" sh -c "$(load_vnet) && $vnetctl attach eth0" \
 		>"$out/up.$1" 2>&1
 }
 

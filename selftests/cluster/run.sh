@@ -131,7 +131,7 @@ manual_routes()
 
 	for k in $all; do
 		nic[k]=$((k + 1))
-		cmd="insmod $ko $params && $vnetctl attach eth0 --nic-id $((k + 1))"
+		cmd="$(load_vnet) && $vnetctl attach eth0 --nic-id $((k + 1))"
 		for j in $(others "$all" "$k"); do
 			cmd+=" && $vnetctl route add $((j + 1)) $(mac "$j")"
 		done
