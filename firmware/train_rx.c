@@ -28,9 +28,12 @@
  * A train is dropped, its entry and slot given back, when its channel
  * starts again (SYNC, a new incarnation of the sender's route, its route
  * deleted), when a whole message or a new first fragment arrives on its
- * channel (its sender gave it up), when its destination closes, and when
- * no fragment of it arrived for busy_timeout: so no peer pins a slot or
- * an entry longer than that with a train that never ends.  Not when its
+ * channel (its sender gave it up), when its destination closes, when no
+ * fragment of it arrived for busy_timeout, and when it is older than
+ * busy_timeout plus two quanta for each VNET_WIRE_FRAG_MIN bytes of its
+ * message -- every fragment but the last carries that much, or is a bad
+ * frame: so no peer pins a slot or an entry longer than that, however it
+ * paces the fragments of a train that never ends.  Not when its
  * destination is evicted: nothing but the last fragment needs the frame
  * -- the bytes land in host memory either way -- so the train goes on, and
  * its last fragment is NACKed "not resident" until the destination is back
@@ -49,9 +52,10 @@
  * back whole (or sends it again), never a receipt for part of it.
  *
  * Bounds: a train slot per (peer, channel) at most, ntrains in all, no
- * peer more than half of them; a first fragment that claims a megabyte
- * costs its slot and nothing more, since the bytes land where the
- * destination already has the memory.
+ * peer more than half of them, nor more than VNET_FW_PEER_RESERVE entries
+ * of one receive queue; a first fragment that claims a megabyte costs its
+ * slot and nothing more, since the bytes land where the destination
+ * already has the memory.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -119,7 +123,26 @@ void vnet_fw_trains_drop_all(struct vnet_fw_nic *nic)
 			vnet_fw_train_drop(nic, &nic->trains[i]);
 }
 
-/* Once a quantum: trains that have had no fragment for busy_timeout. */
+/*
+ * How long train @t may take in all: a busy_timeout, as any message may
+ * be refused that long, and two quanta for each fragment it can have --
+ * a sender sends the next one as soon as the one before is ACKed, and
+ * each fragment but the last carries VNET_WIRE_FRAG_MIN bytes at least.
+ * Without it, a peer that sends the next fragment just before
+ * busy_timeout runs out would hold the slot and the entry for hours.
+ */
+static u64 vnet_fw_train_lifetime(const struct vnet_fw_nic *nic,
+				  const struct vnet_fw_train *t)
+{
+	u64 frags = (t->msg.len + VNET_WIRE_FRAG_MIN - 1) / VNET_WIRE_FRAG_MIN;
+
+	return nic->busy_timeout + 2 * frags * nic->quantum;
+}
+
+/*
+ * Once a quantum: trains that have had no fragment for busy_timeout, or
+ * have outlived what their length allows.
+ */
 void vnet_fw_trains_expire(struct vnet_fw_nic *nic)
 {
 	u32 i;
@@ -127,20 +150,39 @@ void vnet_fw_trains_expire(struct vnet_fw_nic *nic)
 	for (i = 0; i < nic->ntrains && nic->trains_busy; i++) {
 		struct vnet_fw_train *t = &nic->trains[i];
 
-		if (t->busy && nic->now - t->landed_at >= nic->busy_timeout)
+		if (t->busy &&
+		    (nic->now - t->landed_at >= nic->busy_timeout ||
+		     nic->now - t->started_at >= vnet_fw_train_lifetime(nic, t)))
 			vnet_fw_train_drop(nic, t);
 	}
 }
 
-/* A free slot for one more train from @p, or NULL. */
+/*
+ * A free slot for one more train from @p to queue @rq of @dst, or NULL.
+ * Each train holds an entry of that queue: no peer holds more than
+ * VNET_FW_PEER_RESERVE of one queue, so that a peer that starts trains on
+ * every channel to one endpoint leaves it room for others' messages.
+ */
 static struct vnet_fw_train *vnet_fw_train_slot(struct vnet_fw_nic *nic,
-						const struct vnet_fw_peer *p)
+						const struct vnet_fw_peer *p,
+						const struct vnet_fw_ep *dst,
+						unsigned int rq)
 {
-	u32 i;
+	u32 i, c, there = 0;
 
 	if (p->trains >= (nic->ntrains + 1) / 2 ||
 	    nic->trains_busy == nic->ntrains)
 		return NULL;
+	for (c = 0; c < nic->nchannels && p->trains; c++) {
+		const struct vnet_fw_train *t;
+
+		if (!p->rx[c].train)
+			continue;
+		t = &nic->trains[p->rx[c].train - 1];
+		if (t->dst == dst && t->rq == rq &&
+		    ++there >= VNET_FW_PEER_RESERVE)
+			return NULL;
+	}
 	for (i = 0; i < nic->ntrains; i++)
 		if (!nic->trains[i].busy)
 			return &nic->trains[i];
@@ -168,7 +210,7 @@ u32 vnet_fw_frag_packet_len(const struct vnet_wire_hdr *h, u32 len)
 	last = f->flags & VNET_FRAG_LAST;
 	if ((f->flags & ~(VNET_FRAG_FIRST | VNET_FRAG_LAST)) ||
 	    f->__reserved || !flen || flen > VNET_MEDIUM_MAX ||
-	    (!last && f->csum))
+	    (!last && (f->csum || flen < VNET_WIRE_FRAG_MIN)))
 		return 0;
 	if (first) {
 		u32 mlen;
@@ -266,7 +308,7 @@ vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	out = vnet_fw_train_room(nic, p, dst, rq, 0);
 	if (out.fate == VNET_FW_WAITS)
 		return out;
-	t = vnet_fw_train_slot(nic, p);
+	t = vnet_fw_train_slot(nic, p, dst, rq);
 	if (!t)
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_QUEUE_FULL);
 
@@ -279,6 +321,7 @@ vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	t->first = seq;
 	t->crc = 0;
 	t->seg_gen = dst->seg_gen;
+	t->started_at = nic->now;
 	vnet_fw_train_set_busy(nic, t, p, true);
 	/* find_dest() checked the whole range against the segment. */
 	vnet_fw_train_land(nic, t, 0, bytes, len);

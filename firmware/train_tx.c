@@ -80,7 +80,8 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	u32 room = vnet_fw_frag_room(nic, p, first ? VNET_WIRE_FIRST_LEN :
 							VNET_WIRE_FRAG_LEN);
 
-	if (!room || nic->mtu < VNET_WIRE_TRAIN_MTU)
+	/* A smaller fragment, not the last, would be a bad frame. */
+	if (room < VNET_WIRE_FRAG_MIN || nic->mtu < VNET_WIRE_TRAIN_MTU)
 		return VNET_RET_TOO_LARGE;
 	if (len > room)
 		len = room;

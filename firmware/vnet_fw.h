@@ -263,6 +263,7 @@ struct vnet_fw_train {
 	struct vnet_fw_ep *dst;		/* holds recv_reserved[rq] */
 	u8 *buf;			/* VNET_MEDIUM_MAX bytes, the host's */
 	u64 landed_at;			/* when its last fragment so far came */
+	u64 started_at;			/* when its first fragment came */
 	u32 peer;			/* slot of the sender */
 	u32 first;			/* sequence number of its first fragment */
 	u32 received;			/* payload bytes landed, in order */
@@ -272,6 +273,13 @@ struct vnet_fw_train {
 	u8 rq;				/* VNET_Q_REQ_RECV or VNET_Q_REP_RECV */
 	bool busy;
 };
+
+/*
+ * Entries of one receive queue of one endpoint that one peer's trains
+ * may hold at once (train_rx.c); an honest sender has no more trains to
+ * one endpoint in flight when it has 8 channels (transport.c).
+ */
+#define VNET_FW_PEER_RESERVE	(VNET_QUEUE_DEPTH / 4)
 
 struct vnet_fw_peer {
 	u32 nic_id;

@@ -17,7 +17,8 @@
  * message's, then the fragment's payload.  Every fragment names its train
  * by the sequence number of the first and says where its bytes go; the
  * last carries the CRC32C of the whole payload.  The fragments' sizes are
- * the sender's choice, fragment by fragment; nothing here fixes them.  The
+ * the sender's choice, fragment by fragment, from VNET_WIRE_FRAG_MIN up
+ * (the last one's from 1) to what the link carries.  The
  * receiver decides on the first fragment (ACK NONE: go on, with room set
  * aside for the whole message; ACK with a reason: handed back; NACK: try
  * again), lands the others where the message goes, and makes the message
@@ -119,7 +120,8 @@ struct vnet_wire_frag {
 	__be32 train;		/* sequence number of the first fragment */
 	__be32 offset;		/* of this fragment's bytes in the payload */
 	__be32 csum;		/* LAST: CRC32C of the whole payload; else 0 */
-	__be16 len;		/* bytes in this fragment, 1..VNET_MEDIUM_MAX */
+	__be16 len;		/* bytes in it, VNET_WIRE_FRAG_MIN (the last */
+				/* one: 1) to VNET_MEDIUM_MAX */
 	u8 flags;
 	u8 __reserved;		/* zero */
 };
@@ -153,10 +155,14 @@ struct vnet_wire_mapper {
 #define VNET_WIRE_MAX		(VNET_WIRE_FIRST_LEN + VNET_MEDIUM_MAX)
 /*
  * Trains need a link of at least this MTU (IPv6's minimum, which any
- * Ethernet meets): a fragment then carries 1168 bytes or more, and a
- * train of VNET_XFER_MAX at most 900 or so fragments.
+ * Ethernet meets): a fragment then carries VNET_WIRE_FRAG_MIN (1168)
+ * bytes or more, and a train of VNET_XFER_MAX at most 898 fragments.
+ * Every fragment but the last must carry that much: a receiver counts on
+ * it to bound how long a train may take (train_rx.c), and a sender on
+ * such a link never sends less.
  */
 #define VNET_WIRE_TRAIN_MTU	1280
+#define VNET_WIRE_FRAG_MIN	(VNET_WIRE_TRAIN_MTU - VNET_WIRE_FIRST_LEN)
 
 /*
  * The checksum of every packet: CRC32C, chained by passing the previous

@@ -4,15 +4,18 @@
  * peer's address: first fragments that claim a megabyte and never go on,
  * more trains than a peer may hold, malformed fragment headers, fragments
  * that skip, overlap, belong to another train, run past their message or
- * end it with the wrong checksum, and RESTART NACKs to a sender.  None of
- * it delivers anything, and what it can hold it holds for busy_timeout at
- * most; other peers' trains go on.
+ * end it with the wrong checksum, trains on every channel to one
+ * endpoint, trains dripped a fragment a busy_timeout, and RESTART NACKs
+ * to a sender.  None of it delivers anything, what it can hold it holds
+ * for as long as its length allows at most, and other peers' trains go
+ * on.
  */
 #include "kselftest_harness.h"
 #include "frag_util.h"
 
 #define TAG		0x5cULL
 #define INC		0x1badcafeu	/* the forger's incarnation */
+#define FMIN		VNET_WIRE_FRAG_MIN
 
 FIXTURE(forger) {
 	struct sim_net net;
@@ -137,7 +140,7 @@ static struct frag_spec next(const struct frag_spec *s, u32 len, bool last)
 TEST_F(forger, never_ending_train_holds_an_entry_for_busy_timeout)
 {
 	struct sim_nic *b = self->b, *c = self->net.nic[2];
-	struct frag_spec s = first(self, VNET_XFER_MAX, 1000);
+	struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
 	u32 i;
 
 	send_frag(self, &s);
@@ -184,7 +187,7 @@ TEST_F(forger, one_peer_holds_half_the_train_slots)
 
 	b->fw.ntrains = 4;
 	for (ch = 0; ch < 4; ch++) {
-		struct frag_spec s = first(self, VNET_XFER_MAX, 1000);
+		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
 
 		s.channel = ch;
 		send_frag(self, &s);
@@ -206,7 +209,7 @@ TEST_F(forger, one_peer_holds_half_the_train_slots)
 TEST_F(forger, malformed_fragments_are_bad_frames)
 {
 	struct sim_nic *b = self->b;
-	struct frag_spec ok = first(self, 5000, 1000), bad[16];
+	struct frag_spec ok = first(self, 5000, FMIN), bad[20];
 	static u8 buf[VNET_WIRE_MAX];
 	u32 i, n = 0, len;
 
@@ -224,8 +227,11 @@ TEST_F(forger, malformed_fragments_are_bad_frames)
 		bad[n++].msg_len = VNET_MEDIUM_MAX + 1;
 	bad[n] = ok, bad[n++].msg_len = VNET_XFER_MAX + 1;
 	bad[n] = ok, bad[n++].msg_flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
-	bad[n] = next(&ok, 1000, false), bad[n++].offset = 0;
-	bad[n] = next(&ok, 1000, false), bad[n++].offset = VNET_XFER_MAX;
+	bad[n] = next(&ok, FMIN, false), bad[n++].offset = 0;
+	bad[n] = next(&ok, FMIN, false), bad[n++].offset = VNET_XFER_MAX;
+	/* Shorter than any link that carries trains makes one, not last. */
+	bad[n] = ok, bad[n++].len = FMIN - 1;
+	bad[n++] = next(&ok, FMIN - 1, false);
 	bad[n] = ok, bad[n++].hflags |= 0x02;
 	for (i = 0; i < n; i++)
 		send_frag(self, &bad[i]);
@@ -256,15 +262,15 @@ TEST_F(forger, fragments_that_do_not_follow_drop_the_train)
 
 	memset(bytes, 0xa5, sizeof(bytes));
 	crc = vnet_crc32c(0, bytes, sizeof(bytes));
-	s = first(self, 5000, 1000);
+	s = first(self, 5000, FMIN);
 	m = next(&s, 2000, false);
-	l = next(&m, 2000, true);
+	l = next(&m, 3000 - FMIN, true);
 	l.csum = crc;
 
-	bad[n] = m, bad[n++].offset = 1500;		/* a gap */
-	bad[n] = m, bad[n++].offset = 500;		/* an overlap */
+	bad[n] = m, bad[n++].offset = FMIN + 500;	/* a gap */
+	bad[n] = m, bad[n++].offset = FMIN - 500;	/* an overlap */
 	bad[n] = m, bad[n++].train = s.seq - 5;		/* another train */
-	bad[n] = m, bad[n++].len = 4500;		/* past the end */
+	bad[n] = m, bad[n++].len = 4000;		/* past the end */
 	bad[n] = m, bad[n++].fflags = VNET_FRAG_LAST;	/* not the end */
 	bad[n++] = l;					/* wrong CRC below */
 	bad[n - 1].csum = crc + 1;
@@ -294,7 +300,7 @@ TEST_F(forger, fragments_that_do_not_follow_drop_the_train)
 	/* And one that follows, at the numbers b expects. */
 	s.seq = s.train = self->seq;
 	m = next(&s, 2000, false);
-	l = next(&m, 2000, true);
+	l = next(&m, 3000 - FMIN, true);
 	l.csum = crc;
 	send_frag(self, &s);
 	send_frag(self, &m);
@@ -358,6 +364,71 @@ TEST_F(forger, restart_nacks_bound_a_train)
 	       (unsigned long long)(self->net.now - start),
 	       (unsigned long long)bound,
 	       (unsigned long long)c->fw.stats.rx_nack[VNET_NACK_RESTART]);
+}
+
+/*
+ * A peer that sends the next fragment of each of its trains just before
+ * busy_timeout would drop them, as small as it may: its trains end once
+ * they are older than their length allows -- busy_timeout and two quanta
+ * a fragment -- not as long after as the peer keeps dripping.
+ */
+TEST_F(forger, dripping_trains_end_when_their_length_allows)
+{
+	struct sim_nic *b = self->b;
+	u64 life = b->fw.busy_timeout + 2 * 100 * b->fw.quantum;
+	u32 ch, n = VNET_FW_PEER_RESERVE;
+	struct frag_spec cur[SIM_CHANNELS];
+	u64 start = self->net.now;
+
+	for (ch = 0; ch < n; ch++) {
+		cur[ch] = first(self, 100 * FMIN, FMIN);
+		cur[ch].channel = ch;
+		send_frag(self, &cur[ch]);
+	}
+	ASSERT_EQ(n, b->fw.trains_busy);
+	while (b->fw.trains_busy && self->net.now - start < 10 * life) {
+		sim_net_run_for(&self->net, b->fw.busy_timeout / 2);
+		for (ch = 0; ch < n; ch++) {
+			cur[ch] = next(&cur[ch], FMIN, false);
+			send_frag(self, &cur[ch]);
+		}
+	}
+	EXPECT_EQ(0, b->fw.trains_busy);
+	EXPECT_EQ(0, b->ep[1].fw.recv_reserved[0]);
+	EXPECT_EQ(n, b->fw.stats.trains_dropped);
+	EXPECT_GE(life + b->fw.busy_timeout / 2, self->net.now - start);
+}
+
+/*
+ * A peer that starts a train to one endpoint on every channel holds a
+ * quarter of its receive queue, not half: the rest is NACKed "queue
+ * full", and an honest client's messages take the rest of the queue.
+ */
+TEST_F(forger, one_peer_reserves_a_quarter_of_a_queue)
+{
+	struct sim_nic *b = self->b, *c = self->net.nic[2];
+	u32 ch, i, n = b->fw.nchannels;
+
+	ASSERT_LT(VNET_FW_PEER_RESERVE, n);
+	for (ch = 0; ch < n; ch++) {
+		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
+
+		s.channel = ch;
+		send_frag(self, &s);
+	}
+	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->fw.trains_busy);
+	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->ep[1].fw.recv_reserved[0]);
+	EXPECT_EQ(n - VNET_FW_PEER_RESERVE,
+		  b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+
+	for (i = 0; i < VNET_QUEUE_DEPTH; i++) {
+		struct vnet_desc d = sim_request(i);
+
+		ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	sim_net_run_for(&self->net, 3 * b->fw.quantum);
+	EXPECT_EQ(VNET_QUEUE_DEPTH - VNET_FW_PEER_RESERVE,
+		  b->ep[1].fw.stats.received);
 }
 
 TEST_HARNESS_MAIN
