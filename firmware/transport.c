@@ -37,8 +37,10 @@
  * and sits on the nic->active list while it has any, so a timer scan costs
  * work in proportion to the destinations with packets in flight.
  *
- * No sending endpoint holds more than half of a peer's channels, and no
- * destination endpoint more than half of them in flight, whoever sends; a
+ * No sending endpoint holds more than half of a peer's channels, no
+ * destination endpoint more than half of them in flight, whoever sends,
+ * and trains no more than half of them together, so that a message of
+ * one packet never waits for the end of a train of a megabyte; a
  * destination that refuses a message (NACK) gets no new channel until it
  * takes it, and a sender whose reply queue has no room for a return gets
  * none until it makes room: a receiver that never drains, however many
@@ -261,37 +263,45 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 /*
  * May a message from @src to endpoint @ep of peer @p take one more channel?
  * Not past a share, half the channels (rounded up), from @src, nor past a
- * share in flight to @ep from all senders together: a receiver that never
- * drains is found out by its first NACK, a round trip after several
- * senders may have filled every channel with messages for it.  (Returns
- * are done with @ep and count for their senders alone.)  Not while that
- * endpoint refuses what it already has, and not while @src has a return
- * waiting for room in its own reply queue.
+ * share on its way to @ep from all senders together -- a train between two
+ * fragments (PAUSED) is on its way too: a receiver that never drains is
+ * found out by its first NACK, a round trip after several senders may
+ * have filled every channel with messages for it.  (Returns are done with
+ * @ep and count for their senders alone.)  Not while that endpoint
+ * refuses what it already has, and not while @src has a return waiting
+ * for room in its own reply queue.  A @train takes no more than half the
+ * channels (rounded down, one at least) with the other trains: a train of
+ * a megabyte holds its channel for hundreds of round trips, and a message
+ * of one packet must always find one.
  */
 static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 			     const struct vnet_fw_peer *p,
-			     const struct vnet_fw_ep *src, u32 ep)
+			     const struct vnet_fw_ep *src, u32 ep, bool train)
 {
 	u32 share = (nic->nchannels + 1) / 2;
-	u32 c, from_src = 0, to_ep = 0;
+	u32 trains_max = nic->nchannels > 1 ? nic->nchannels / 2 : 1;
+	u32 c, from_src = 0, to_ep = 0, trains = 0;
 
 	for (c = 0; c < nic->nchannels; c++) {
 		const struct vnet_fw_send_chan *ch = &p->tx[c];
 
 		if (ch->state == VNET_CHAN_FREE)
 			continue;
+		if (ch->is_train)
+			trains++;
 		if (ch->src == src) {
 			if (ch->state == VNET_CHAN_RETURNING)
 				return false;
 			from_src++;
 		}
-		if (ch->state == VNET_CHAN_INFLIGHT && ch->msg.peer.ep == ep) {
-			if (ch->refused)
+		if (vnet_fw_chan_sending(ch->state) && ch->msg.peer.ep == ep) {
+			if (ch->state == VNET_CHAN_INFLIGHT && ch->refused)
 				return false;
 			to_ep++;
 		}
 	}
-	return from_src < share && to_ep < share;
+	return from_src < share && to_ep < share &&
+	       (!train || trains < trains_max);
 }
 
 /*
@@ -328,7 +338,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 		}
 	}
 	if (!ch || (msg->len && !nic->pool_free) ||
-	    !vnet_fw_may_send(nic, p, src, msg->peer.ep))
+	    !vnet_fw_may_send(nic, p, src, msg->peer.ep, train))
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 
 	ch->msg = *msg;

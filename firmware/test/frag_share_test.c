@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trains beside everything else: however many endpoints send a megabyte
+ * at once, a message of one packet to the same NIC finds a channel at
+ * once, rather than after the end of a train; trains paused while their
+ * senders move still count for their destination's share.
+ */
+#include "kselftest_harness.h"
+#include "frag_util.h"
+
+#define TAG		0x5dULL
+#define LEN		(256u << 10)
+#define SENDERS		8		/* a's endpoints 0-7 send trains */
+#define DESTS		4		/* to b's endpoints 0-3 */
+#define SMALL		SENDERS		/* a's endpoint 8 sends one packet */
+
+FIXTURE(crowd) {
+	struct sim_net net;
+	struct sim_nic *a, *b;
+};
+
+FIXTURE_SETUP(crowd)
+{
+	u32 i;
+
+	sim_net_init(&self->net, 2, SENDERS + 1, 31);
+	self->a = self->net.nic[0];
+	self->b = self->net.nic[1];
+	self->a->fw.mtu = 1500;
+	self->b->fw.mtu = 1500;
+	for (i = 0; i <= SENDERS; i++) {
+		u32 to = i == SMALL ? SMALL : i % DESTS;
+
+		self->b->ep[to].fw.tag = TAG;
+		sim_map(self->a, i, 0, 1, to, TAG);
+	}
+	for (i = 0; i < SENDERS; i++)
+		frag_give_seg(self->a, i, LEN);
+	for (i = 0; i < DESTS; i++)
+		frag_give_seg(self->b, i, SENDERS / DESTS * LEN);
+}
+
+FIXTURE_TEARDOWN(crowd)
+{
+	frag_free_segs(&self->net);
+	sim_net_fini(&self->net);
+}
+
+/*
+ * Eight endpoints each send a train to one of four endpoints over there,
+ * as many trains as there are channels, none past its sender's or its
+ * destination's share; then a ninth sends one packet.  The trains take
+ * half the channels, and the packet is delivered in a round trip or two,
+ * long before the first train ends; the other trains follow.
+ */
+TEST_F(crowd, trains_leave_half_the_channels_to_single_packets)
+{
+	struct sim_nic *a = self->a, *b = self->b;
+	struct vnet_desc d = sim_request(77);
+	u64 start;
+	u32 i, got;
+
+	for (i = 0; i < SENDERS; i++) {
+		struct vnet_desc t = frag_xfer_seg(LEN, 0, i / DESTS * LEN);
+
+		t.args[0] = i;
+		frag_fill(a->ep[i].fw.seg, LEN, i);
+		ASSERT_EQ(0, sim_post(a, i, VNET_Q_REQ_SEND, &t, NULL));
+	}
+	sim_net_run_for(&self->net, 100);
+	EXPECT_EQ(a->fw.nchannels / 2, a->fw.stats.tx_trains);
+
+	start = self->net.now;
+	ASSERT_EQ(0, sim_post(a, SMALL, VNET_Q_REQ_SEND, &d, NULL));
+	while (!sim_peek(b, SMALL, VNET_Q_REQ_RECV)) {
+		ASSERT_GT(1000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	EXPECT_GE(4 * self->net.delay + 100, self->net.now - start);
+	EXPECT_EQ(0, b->fw.stats.rx_trains);
+
+	for (got = 0, start = self->net.now; got < SENDERS;) {
+		const struct vnet_desc *r;
+
+		ASSERT_GT(10000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+		for (i = 0; i < DESTS; i++) {
+			while ((r = sim_peek(b, i, VNET_Q_REQ_RECV))) {
+				EXPECT_EQ(i, r->args[0] % DESTS);
+				EXPECT_TRUE(frag_same(b->ep[i].fw.seg + r->offset,
+						      LEN, r->args[0]));
+				sim_consume(b, i, VNET_Q_REQ_RECV);
+				got++;
+			}
+		}
+	}
+	sim_net_run_for(&self->net, 1000);
+	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
+/* Channels to b busy with messages for its endpoint @ep. */
+static u32 to_ep(struct sim_nic *a, u32 ep)
+{
+	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
+	u32 c, n = 0;
+
+	for (c = 0; c < a->fw.nchannels; c++)
+		n += p->tx[c].state != VNET_CHAN_FREE &&
+		     p->tx[c].msg.peer.ep == ep;
+	return n;
+}
+
+/*
+ * Trains paused between two fragments while their senders move are on
+ * their way to their destination all the same: with half the channels
+ * paused on trains to one endpoint, another sender's messages to it wait
+ * rather than take the other half; they go once the trains are through.
+ */
+TEST_F(crowd, paused_trains_count_for_their_destination)
+{
+	struct sim_nic *a = self->a, *b = self->b;
+	u32 i, n = a->fw.nchannels / 2;
+	u64 start;
+
+	frag_give_seg(b, 0, n * LEN);
+	for (i = 0; i < n; i++) {
+		struct vnet_desc t = frag_xfer_seg(LEN, 0, i * LEN);
+
+		sim_map(a, i, 0, 1, 0, TAG);
+		frag_fill(a->ep[i].fw.seg, LEN, i);
+		ASSERT_EQ(0, sim_post(a, i, VNET_Q_REQ_SEND, &t, NULL));
+	}
+	sim_net_run_for(&self->net, 100);
+	for (i = 0; i < n; i++)
+		a->ep[i].fw.moving = true;
+	for (start = self->net.now; a->fw.paused < n;) {
+		ASSERT_GT(100000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+
+	sim_map(a, SMALL, 0, 1, 0, TAG);
+	for (i = 0; i < n; i++) {
+		struct vnet_desc d = sim_request(100 + i);
+
+		ASSERT_EQ(0, sim_post(a, SMALL, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	sim_net_run_for(&self->net, 4 * self->net.delay + 100);
+	EXPECT_EQ(n, to_ep(a, 0));
+	EXPECT_EQ(0, b->ep[0].fw.stats.received);
+
+	for (i = 0; i < n; i++)
+		a->ep[i].fw.moving = false;
+	for (start = self->net.now; b->ep[0].fw.stats.received < 2 * n;) {
+		ASSERT_GT(10000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	for (i = 0; i < n; i++)
+		EXPECT_TRUE(frag_same(b->ep[0].fw.seg + i * LEN, LEN, i));
+	for (i = 0; i < 2 * n; i++)
+		sim_consume(b, 0, VNET_Q_REQ_RECV);
+	sim_net_run_for(&self->net, 1000);
+	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
+TEST_HARNESS_MAIN
