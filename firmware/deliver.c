@@ -178,6 +178,8 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 	else if ((msg->flags & VNET_DESC_XFER) && payload)
 		/* From a segment: the sender's may be this very one. */
 		fw_memmove(dst->seg + msg->offset, payload, msg->len);
+	if (payload)
+		nic->copied += msg->len;
 
 	slot = vnet_fw_recv_slot(dst, frame, rq);
 	fw_memcpy(slot, msg, sizeof(*msg));

@@ -4,8 +4,9 @@
  * in the Berkeley NOW firmware.  Endpoints with nothing to send are skipped;
  * an endpoint with work gets up to nic->burst send attempts per visit and the
  * firmware loiters on it for the rest of them, because a process that just
- * sent tends to send again.  Each round starts one frame further on, so no
- * frame is always served first.
+ * sent tends to send again -- or until it has copied a megabyte of
+ * payload.  Each round starts one frame further on, so no frame is always
+ * served first.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -49,13 +50,22 @@ static bool vnet_fw_has_unheld_sends(struct vnet_fw_ep *ep,
 	return false;
 }
 
+/*
+ * What one endpoint's turn may copy: a burst of megabyte XFERs to
+ * endpoints of this NIC would hold the host's firmware lock for 16 MiB of
+ * copying, and the lock is let go only between turns (ops->pause).
+ */
+#define VNET_FW_TURN_BYTES	VNET_XFER_MAX
+
 static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 			 struct vnet_frame *frame, bool *held)
 {
+	u64 copied = nic->copied;
 	u32 attempt, moved = 0;
 
 	ep->held = 0;
-	for (attempt = 0; attempt < nic->burst; attempt++) {
+	for (attempt = 0; attempt < nic->burst &&
+	     nic->copied - copied < VNET_FW_TURN_BYTES; attempt++) {
 		bool progress = false;
 		unsigned int i;
 

@@ -350,8 +350,10 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->payload = NULL;
 	if (msg->len)
 		ch->payload = nic->pool[nic->pool_free - 1];
-	if (msg->len && !ch->from_seg)
+	if (msg->len && !ch->from_seg) {
 		fw_memcpy(ch->payload, payload, msg->len);
+		nic->copied += msg->len;
+	}
 	ch->src = src;
 	ch->seg_gen = src->seg_gen;
 	ch->src_ep = src->name.ep;

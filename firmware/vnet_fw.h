@@ -362,6 +362,12 @@ struct vnet_fw_nic {
 	u32 stamp;
 	u64 now;
 	u64 last_scan;
+	/*
+	 * Payload bytes copied from one endpoint to another, or into a pool
+	 * buffer, ever: an endpoint's turn ends once it has copied
+	 * VNET_FW_TURN_BYTES (sched.c).
+	 */
+	u64 copied;
 	struct vnet_fw_nic_stats stats;
 };
 

@@ -3,7 +3,8 @@
  * Trains beside everything else: however many endpoints send a megabyte
  * at once, a message of one packet to the same NIC finds a channel at
  * once, rather than after the end of a train; trains paused while their
- * senders move still count for their destination's share.
+ * senders move still count for their destination's share.  And a
+ * megabyte that moves within one NIC is one endpoint's whole turn.
  */
 #include "kselftest_harness.h"
 #include "frag_util.h"
@@ -160,6 +161,43 @@ TEST_F(crowd, paused_trains_count_for_their_destination)
 		sim_consume(b, 0, VNET_Q_REQ_RECV);
 	sim_net_run_for(&self->net, 1000);
 	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
+/*
+ * An endpoint with four megabyte XFERs posted to another endpoint of its
+ * own NIC copies one of them a turn, not its whole burst: the host holds
+ * its firmware lock through a turn and may let go of it only between two
+ * (ops->pause).  Messages of one packet still move a burst a turn.
+ */
+TEST_F(crowd, a_turn_copies_a_megabyte_at_most)
+{
+	struct sim_nic *a = self->a;
+	struct vnet_fw_round r;
+	u32 i, n = 4;
+
+	frag_give_seg(a, 0, VNET_XFER_MAX);
+	frag_give_seg(a, 1, VNET_XFER_MAX);
+	a->ep[1].fw.tag = TAG;
+	sim_map(a, 0, 0, 0, 1, TAG);
+	for (i = 0; i < n; i++) {
+		struct vnet_desc d = frag_xfer_seg(VNET_XFER_MAX, 0, 0);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	for (i = 1; i <= n; i++) {
+		r = vnet_fw_poll(&a->fw, self->net.now);
+		EXPECT_EQ(1, r.messages);
+		EXPECT_EQ(i, a->ep[1].fw.stats.received);
+	}
+
+	for (i = 0; i < n; i++) {
+		struct vnet_desc d = sim_request(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	r = vnet_fw_poll(&a->fw, self->net.now);
+	EXPECT_EQ(n, r.messages);
+	EXPECT_EQ(2 * n, a->ep[1].fw.stats.received);
 }
 
 TEST_HARNESS_MAIN
