@@ -562,11 +562,61 @@ TEST_F(ret, bulk_from_segment)
 	EXPECT_EQ(1, big.requests);
 	EXPECT_EQ(0, big.bad);
 	EXPECT_EQ(0, am_ret.n);
-	/* One byte more is more than a bulk message carries. */
-	EXPECT_EQ(AM_ERR_BAD_ARG,
-		  AM_RequestXfer1(self->p.a, 0, 0, 6, big.a, AM_MaxLong() + 1,
-				  5));
-	EXPECT_EQ(VNET_XFER_MAX, AM_MaxLong());
+	EXPECT_EQ(VNET_MAX_SEG_LEN, AM_MaxLong());
+	OK(AM_SetSeg(self->p.a, NULL, 0));
+	OK(AM_SetSeg(self->p.b, NULL, 0));
+	free(big.a);
+	free(big.b);
+}
+
+/*
+ * A bulk request larger than one message carries, from the segment: it
+ * goes as several, and its handler runs once, on the whole of it.  A bulk
+ * reply is one message, so one that large is refused.
+ */
+#define HUGE	(3 * VNET_XFER_MAX + 5)
+
+static void huge_request(void *t, void *buf, size_t nb, int32_t seed)
+{
+	uint8_t *want = malloc(HUGE);
+
+	big.requests++;
+	am_fill(want, HUGE, (uint32_t)seed);
+	if (buf != big.b || nb != HUGE || memcmp(buf, want, nb))
+		big.bad++;
+	free(want);
+	if (AM_ReplyXfer1(t, 0, 7, big.b, VNET_XFER_MAX + 1, 0) !=
+	    AM_ERR_BAD_ARG)
+		big.bad++;
+	if (AM_Reply1(t, 8, seed) != AM_OK)
+		big.bad++;
+}
+
+static void huge_reply(void *t, int32_t seed)
+{
+	(void)t;
+	(void)seed;
+	big.replies++;
+}
+
+TEST_F(ret, bulk_request_larger_than_a_message)
+{
+	big.a = calloc(1, 4 * VNET_XFER_MAX);
+	big.b = calloc(1, 4 * VNET_XFER_MAX);
+	big.requests = big.replies = big.bad = 0;
+	ASSERT_NE(NULL, big.a);
+	ASSERT_NE(NULL, big.b);
+	OK(AM_SetSeg(self->p.a, big.a, 4 * VNET_XFER_MAX));
+	OK(AM_SetSeg(self->p.b, big.b, 4 * VNET_XFER_MAX));
+	OK(AM_SetHandler(self->p.b, 6, huge_request));
+	OK(AM_SetHandler(self->p.a, 8, huge_reply));
+	am_fill(big.a + 7, HUGE, 9);
+	OK(AM_RequestXfer1(self->p.a, 0, 0, 6, big.a + 7, HUGE, 9));
+	memset(big.a, 0, 4 * VNET_XFER_MAX);
+	ASSERT_TRUE(am_poll_until(self->p.eb, &big.replies, 1));
+	EXPECT_EQ(1, big.requests);
+	EXPECT_EQ(0, big.bad);
+	EXPECT_EQ(0, am_ret.n);
 	OK(AM_SetSeg(self->p.a, NULL, 0));
 	OK(AM_SetSeg(self->p.b, NULL, 0));
 	free(big.a);

@@ -15,13 +15,15 @@
  * which the firmware drains first on every visit.
  *
  * Bulk data.  Up to AM_MaxMedium() bytes travel in the send entry's staging
- * slot, as a medium payload does.  More, up to AM_MaxLong(), go as one
- * message read by the firmware from the sender's own segment
- * (VNET_DESC_FROM_SEG) as its fragments go out; the call returns once the
- * firmware has taken the entry -- the message is delivered, or has come
- * back -- so that the source may be written again, as AM-II promises when
- * a bulk call returns.  A larger request from outside the segment goes as
- * consecutive fragment messages of a staging slot each (amv_xfer()).
+ * slot, as a medium payload does.  More, from the sender's own segment, go
+ * as messages the firmware reads from it (VNET_DESC_FROM_SEG) as their
+ * fragments go out, one for a reply or up to VNET_XFER_MAX of a request,
+ * several of VNET_XFER_MAX each for a larger request, up to AM_MaxLong();
+ * the call returns once the firmware has taken the last entry -- the
+ * messages are delivered, or have come back -- so that the source may be
+ * written again, as AM-II promises when a bulk call returns.  A larger
+ * request from outside the segment goes as consecutive messages of a
+ * staging slot each (amv_xfer()).
  */
 #include <errno.h>
 #include <poll.h>
@@ -219,42 +221,6 @@ static void amv_post_request(struct amvnet_ep *ep, const struct vnet_desc *d,
 	ep->st.requests_sent++;
 }
 
-/*
- * A bulk request from outside the segment: fragments of @frag bytes (a
- * staging slot, or, to a link too narrow for the firmware's fragments,
- * what one packet carries), in order, back to back on this endpoint's
- * request queue (the lock is held throughout).  All but the last carry
- * VNET_DESC_CREDIT and the transfer's extent instead of the user's
- * arguments; the last one runs the handler.  The firmware checks each
- * against the destination segment.
- */
-static void amv_xfer(struct amvnet_ep *ep, struct vnet_desc *last,
-		     const uint8_t *src, uint64_t nbytes, uint64_t dest_offset,
-		     uint32_t frag)
-{
-	uint64_t done = 0;
-
-	while (nbytes - done > frag) {
-		struct vnet_desc d = {
-			.handler = last->handler,
-			.nargs = AMVNET_FRAG_ARGS,
-			.flags = VNET_DESC_XFER | VNET_DESC_CREDIT,
-			.slot = last->slot,
-			.len = frag,
-			.offset = dest_offset + done,
-		};
-
-		d.args[0] = (uint32_t)dest_offset;
-		d.args[1] = (uint32_t)(dest_offset >> 32);
-		d.args[2] = (uint32_t)nbytes;
-		amv_post_request(ep, &d, src + done, frag);
-		done += frag;
-	}
-	last->len = (uint32_t)(nbytes - done);
-	last->offset = dest_offset + done;
-	amv_post_request(ep, last, src ? src + done : NULL, last->len);
-}
-
 /* Does [src, src + nbytes) lie in @ep's segment?  Overflow-safe. */
 static bool amv_in_seg(const struct amvnet_ep *ep, const void *src,
 		       uint64_t nbytes)
@@ -273,6 +239,59 @@ static void amv_from_seg(struct amvnet_ep *ep, struct vnet_desc *d,
 	d->len = nbytes;
 	d->offset = dest_offset;
 	d->src_offset = (uintptr_t)src - (uintptr_t)ep->seg_addr;
+}
+
+/*
+ * Post @len bytes at @src, to go to @dest_offset: from the segment
+ * (@seg), or through a staging slot.
+ */
+static void amv_post_piece(struct amvnet_ep *ep, struct vnet_desc *d,
+			   const uint8_t *src, uint32_t len,
+			   uint64_t dest_offset, bool seg)
+{
+	if (seg) {
+		amv_from_seg(ep, d, src, len, dest_offset);
+		amv_post_request(ep, d, NULL, 0);
+		return;
+	}
+	d->len = len;
+	d->offset = dest_offset;
+	amv_post_request(ep, d, src, len);
+}
+
+/*
+ * A bulk request larger than one message carries: messages of @frag bytes
+ * -- a staging slot, or, to a link too narrow for the firmware's
+ * fragments, what one packet carries; from the segment (@seg), the
+ * firmware's VNET_XFER_MAX -- in order, back to back on this endpoint's
+ * request queue (the lock is held throughout).  All but the last carry
+ * VNET_DESC_CREDIT and the transfer's extent instead of the user's
+ * arguments; the last one runs the handler.  The firmware checks each
+ * against the destination segment.
+ */
+static void amv_xfer(struct amvnet_ep *ep, struct vnet_desc *last,
+		     const uint8_t *src, uint64_t nbytes, uint64_t dest_offset,
+		     uint32_t frag, bool seg)
+{
+	uint64_t done = 0;
+
+	while (nbytes - done > frag) {
+		struct vnet_desc d = {
+			.handler = last->handler,
+			.nargs = AMVNET_FRAG_ARGS,
+			.flags = VNET_DESC_XFER | VNET_DESC_CREDIT,
+			.slot = last->slot,
+		};
+
+		d.args[0] = (uint32_t)dest_offset;
+		d.args[1] = (uint32_t)(dest_offset >> 32);
+		d.args[2] = (uint32_t)nbytes;
+		amv_post_piece(ep, &d, src + done, frag, dest_offset + done,
+			       seg);
+		done += frag;
+	}
+	amv_post_piece(ep, last, src ? src + done : NULL,
+		       (uint32_t)(nbytes - done), dest_offset + done, seg);
 }
 
 /*
@@ -348,12 +367,13 @@ static int amv_request(ep_t ep, int index, handler_t handler,
 	amv_lock(ep);
 	if (cat == AMV_LONG && nbytes > AM_MaxMedium() &&
 	    amv_in_seg(ep, src, (uint64_t)nbytes)) {
-		amv_from_seg(ep, &d, src, (uint32_t)nbytes, dest_offset);
-		amv_post_request(ep, &d, NULL, 0);
+		/* Its queue takes the pieces in order: the last is the end. */
+		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset,
+			 VNET_XFER_MAX, true);
 		amv_wait_taken(ep, VNET_Q_REQ_SEND);
 	} else if (cat == AMV_LONG) {
 		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset,
-			 amv_max_payload(ep, ep->xlate[index].name));
+			 amv_max_payload(ep, ep->xlate[index].name), false);
 	} else {
 		d.len = cat == AMV_MEDIUM ? (uint32_t)nbytes : 0;
 		amv_post_request(ep, &d, src, d.len);
@@ -378,9 +398,14 @@ static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
 	/* Only from inside the request's handler, in its thread, once. */
 	AMV_CHECK(t != amvnet_cur_tok || !t->running, RESOURCE);
 	AMV_CHECK(t->kind != AMV_REQUEST || t->replied, RESOURCE);
-	/* A reply is one message: past a staging slot, from the segment. */
+	/*
+	 * A reply is one message (the firmware takes one per request
+	 * token): past a staging slot, from the segment, and no more than
+	 * the firmware's VNET_XFER_MAX.
+	 */
 	AMV_CHECK(cat == AMV_LONG && nbytes > AM_MaxMedium() &&
-		  !amv_in_seg(t->ep, src, (uint64_t)nbytes), BAD_ARG);
+		  (nbytes > VNET_XFER_MAX ||
+		   !amv_in_seg(t->ep, src, (uint64_t)nbytes)), BAD_ARG);
 
 	d.handler = handler;
 	d.nargs = (uint8_t)numargs;

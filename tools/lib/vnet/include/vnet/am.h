@@ -145,17 +145,19 @@ enum {
 
 /*
  * System parameters.  AMUDP allows 16 arguments; a vnet descriptor carries
- * 8.  A medium payload is one staging slot.  A bulk message, request or
- * reply, is one message of up to VNET_XFER_MAX (1 MiB), which the firmware
- * cuts to fit the link: past AM_MaxMedium() its source must lie in the
- * sender's own segment (a bulk request from elsewhere goes as several
- * messages of AM_MaxMedium(), a bulk reply from elsewhere is refused).
- * To an endpoint on another NIC whose link is narrower than 1280 bytes,
- * everything must also fit one packet: AMVNET_MaxPayload().
+ * 8.  A medium payload is one staging slot.  A bulk request is bounded
+ * by the largest segment: the library sends it as messages of up to
+ * VNET_XFER_MAX (1 MiB) each from the sender's own segment, or of
+ * AM_MaxMedium() from elsewhere, and the firmware cuts each to fit the
+ * link.  A bulk reply is one message (the firmware accepts one reply per
+ * request token): past AM_MaxMedium() its source must lie in the
+ * sender's segment, and it is VNET_XFER_MAX at most.  To an endpoint on
+ * another NIC whose link is narrower than 1280 bytes, everything must
+ * also fit one packet: AMVNET_MaxPayload().
  */
 #define AM_MaxShort()		VNET_MAX_ARGS
 #define AM_MaxMedium()		VNET_MEDIUM_MAX
-#define AM_MaxLong()		((int)VNET_XFER_MAX)
+#define AM_MaxLong()		((int)VNET_MAX_SEG_LEN)
 #define AM_MaxNumHandlers()	256
 #define AMVNET_MAX_TRANSLATIONS	VNET_MAX_SLOTS
 #define AM_MaxNumTranslations(trans) \
