@@ -415,7 +415,14 @@ static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
 	d.offset = cat == AMV_LONG ? dest_offset : 0;
 	for (i = 0; i < numargs; i++)
 		d.args[i] = (uint32_t)va_arg(ap, int);
-	/* The dispatcher holds the endpoint's lock while the handler runs. */
+	/*
+	 * The dispatcher holds the endpoint's lock while the handler runs.
+	 * A reply from the segment waits here, in the handler, for the
+	 * firmware to take it: after the handler, the handler's own code
+	 * could write the source the firmware still reads, and the endpoint,
+	 * whose handlers run one at a time, would gain nothing meanwhile
+	 * (libvnet.rst, "Bulk transfers").
+	 */
 	if (cat == AMV_LONG && nbytes > AM_MaxMedium()) {
 		amv_from_seg(t->ep, &d, src, (uint32_t)nbytes, dest_offset);
 		amv_post_reply(t->ep, &d, NULL, 0);
