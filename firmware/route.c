@@ -14,10 +14,10 @@
  * So a slot goes to another NIC only once nothing its NIC sent before the
  * delete can still come: a receive state restarted while that NIC still
  * retransmits a message this side delivered (its ACK lost) would take the
- * message again after a SYNC.  A sender gives a message up within
- * max(busy_timeout, 2 * max_retries quanta) -- the same parameters on
- * every NIC of a cluster -- so that is how long a deleted route's slot is
- * kept for its NIC; a table with no other slot is full meanwhile.
+ * message again after a SYNC.  A sender gives every message up within
+ * vnet_fw_msg_lifetime() of taking its channel -- the same parameters on
+ * every NIC of a cluster -- so a deleted route's slot is kept for its NIC
+ * that long and a few quanta more; a table with no other slot says so.
  */
 #include "fw_transport.h"
 
@@ -36,9 +36,7 @@ void vnet_fw_transport_init(struct vnet_fw_nic *nic)
 
 static u64 vnet_fw_slot_kept(const struct vnet_fw_nic *nic)
 {
-	u64 retries = 2ULL * nic->max_retries * nic->quantum;
-
-	return retries > nic->busy_timeout ? retries : nic->busy_timeout;
+	return vnet_fw_msg_lifetime(nic) + 4 * nic->quantum;
 }
 
 /*
@@ -46,11 +44,12 @@ static u64 vnet_fw_slot_kept(const struct vnet_fw_nic *nic)
  * whose NIC can send it nothing more.
  */
 static struct vnet_fw_peer *vnet_fw_route_slot(struct vnet_fw_nic *nic,
-					       u32 nic_id, u64 now)
+					       u32 nic_id, u64 now, bool *kept)
 {
 	struct vnet_fw_peer *fresh = NULL, *reused = NULL;
 	u32 i;
 
+	*kept = false;
 	for (i = 0; i < nic->max_peers; i++) {
 		struct vnet_fw_peer *p = &nic->peers[i];
 
@@ -60,10 +59,13 @@ static struct vnet_fw_peer *vnet_fw_route_slot(struct vnet_fw_nic *nic,
 			return p;
 		if (!p->used && !fresh)
 			fresh = p;
+		if (!p->used || reused)
+			continue;
 		/* A slot still draining returns waits too. */
-		if (p->used && !p->unacked && !reused &&
-		    now - p->left_at >= vnet_fw_slot_kept(nic))
+		if (!p->unacked && now - p->left_at >= vnet_fw_slot_kept(nic))
 			reused = p;
+		else
+			*kept = true;
 	}
 	return fresh ? fresh : reused;
 }
@@ -88,20 +90,22 @@ static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
 
 /*
  * Route @nic_id to Ethernet address @mac; a route that exists only
- * changes its address.  Returns the peer slot, or -1 when the table is
- * full.
+ * changes its address.  Returns the peer slot; VNET_FW_ROUTES_WAIT when
+ * every free slot is still kept for a deleted route's NIC,
+ * VNET_FW_ROUTES_FULL when there is none.
  */
 int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
 		      u64 now)
 {
 	struct vnet_fw_peer *p;
+	bool kept;
 
 	if (nic->peer_of[nic_id] != VNET_FW_NO_PEER) {
 		p = &nic->peers[nic->peer_of[nic_id]];
 	} else {
-		p = vnet_fw_route_slot(nic, nic_id, now);
+		p = vnet_fw_route_slot(nic, nic_id, now, &kept);
 		if (!p)
-			return -1;
+			return kept ? VNET_FW_ROUTES_WAIT : VNET_FW_ROUTES_FULL;
 		if (!p->used || p->nic_id != nic_id)
 			vnet_fw_route_restart(nic, p, nic_id);
 		p->valid = true;
@@ -109,6 +113,20 @@ int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
 	}
 	fw_memcpy(p->mac, mac, sizeof(p->mac));
 	return p - nic->peers;
+}
+
+/*
+ * This NIC is @nic_id from now on; it has no endpoints.  Peers keep no
+ * channel state for the new number: what closed endpoints left in flight
+ * is dropped and every channel starts again with SYNC, or a retransmission
+ * under the new number of a message a peer took under the old one (its
+ * ACK lost) would be taken again.  A route to the new number goes.
+ */
+void vnet_fw_renumber(struct vnet_fw_nic *nic, u32 nic_id, u64 now)
+{
+	vnet_fw_fail_all(nic);
+	vnet_fw_route_del(nic, nic_id, now);
+	nic->nic_id = nic_id;
 }
 
 bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now)

@@ -106,6 +106,8 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	ch->frag_crc = vnet_crc32c(first ? 0 : ch->frag_crc, ch->frag, len);
 	/* No answer to an earlier fragment passes for one to this one. */
 	ch->first_stamp = nic->stamp + 1;
+	/* Each fragment has a message's lifetime: a train going on lives. */
+	ch->taken_at = nic->now;
 	ch->retries = 0;
 	ch->nacked = false;
 	ch->resume = false;

@@ -61,7 +61,8 @@
  * the message only if it echoes the latest, so a late, duplicate or forged
  * one never changes a channel that has moved on.  Whatever a peer sends, a
  * message -- a train's fragment -- is resolved within max(busy_timeout,
- * 2 * max_retries quanta).
+ * 2 * max_retries quanta), and returned if not delivered within its
+ * lifetime, vnet_fw_msg_lifetime(), from when it (the fragment) was loaded.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -358,6 +359,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->seg_gen = src->seg_gen;
 	ch->src_ep = src->name.ep;
 	ch->queue = q;
+	ch->taken_at = nic->now;
 	ch->seq++;
 	ch->retries = 0;
 	ch->refused = false;
@@ -555,6 +557,19 @@ bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
 	return ch->refused && nic->now - ch->refused_at >= nic->busy_timeout;
 }
 
+/*
+ * The longest a message keeps its channel before it is returned: its
+ * retries, a quantum apart (two when a scan comes early), then
+ * busy_timeout of refusals.  Counted on this NIC's clock from when the
+ * message took the channel, so a thread that did not run for a while
+ * cannot stretch it; a receiver keeps the receive state of a deleted
+ * route until then (route.c), with the same parameters on every NIC.
+ */
+u64 vnet_fw_msg_lifetime(const struct vnet_fw_nic *nic)
+{
+	return 2ULL * nic->max_retries * nic->quantum + nic->busy_timeout;
+}
+
 static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			      u32 c)
 {
@@ -570,12 +585,14 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	}
 	if (ch->state != VNET_CHAN_INFLIGHT || nic->now < ch->due)
 		return;
-	if (vnet_fw_chan_refused_too_long(nic, ch)) {
+	if (vnet_fw_chan_refused_too_long(nic, ch) ||
+	    nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic)) {
 		/*
-		 * Refused too long.  If its latest transmission was refused
-		 * the receiver does not have it: busy.  Otherwise it may:
-		 * unreachable, as when retries run out.  Either way the
-		 * channel's next message restarts the receiver's sequence.
+		 * Refused too long, or out of time.  If its latest
+		 * transmission was refused the receiver does not have it:
+		 * busy.  Otherwise it may: unreachable, as when retries run
+		 * out.  Either way the channel's next message restarts the
+		 * receiver's sequence.
 		 */
 		ch->sync = true;
 		vnet_fw_start_return(nic, p, ch, ch->nacked ? VNET_RET_BUSY :

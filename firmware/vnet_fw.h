@@ -215,6 +215,7 @@ struct vnet_fw_send_chan {
 	u32 src_ep;			/* its index, for retransmissions */
 	u64 due;			/* when to retransmit */
 	u64 sent_at;			/* the latest transmission */
+	u64 taken_at;			/* when the message took the channel */
 	u64 refused_at;			/* its first NACK, if refused */
 	u64 returning_at;		/* when it started back to its sender */
 	u32 seq;
@@ -395,9 +396,14 @@ void vnet_fw_disarm_wakeup(struct vnet_fw_nic *nic);
 bool vnet_fw_recv_pending(const struct vnet_frame *frame);
 
 void vnet_fw_transport_init(struct vnet_fw_nic *nic);
+/* vnet_fw_route_add(): no slot now, or none until a deleted one is free. */
+#define VNET_FW_ROUTES_FULL	(-1)
+#define VNET_FW_ROUTES_WAIT	(-2)
 int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
 		      u64 now);
+u64 vnet_fw_msg_lifetime(const struct vnet_fw_nic *nic);
 bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
+void vnet_fw_renumber(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
 void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
 		     const u8 *src_mac, u64 now);
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);

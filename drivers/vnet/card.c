@@ -23,6 +23,8 @@
 
 /* Packets taken off the receive queue per round, so sends are not starved. */
 #define VNET_RX_BATCH		64
+/* The firmware lets go of fw_lock between turns after holding it this long. */
+#define VNET_FW_HOLD_NS		(50 * NSEC_PER_USEC)
 
 static struct vnet_fw_ep *vnet_card_lookup(void *ctx, u32 ep_index)
 {
@@ -77,18 +79,23 @@ u64 vnet_card_now(void)
 
 /*
  * Between two endpoints' turns in a round: whoever waits for fw_lock (a
- * close, a tag or route change) waits for one turn, not for the round,
- * and the thread can be preempted.
+ * close, a tag or route change) waits for a few turns, not for the round,
+ * and the thread can be preempted.  Not at every turn: each hand-over
+ * costs the firmware, and any user can take fw_lock (EP_STAT).
  */
 static u64 vnet_card_pause(void *ctx)
 {
 	struct vnet_nic *nic = ctx;
+	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&nic->fw_lock);
+	if (now - nic->fw_locked_at < VNET_FW_HOLD_NS && !need_resched())
+		return div_u64(now, NSEC_PER_USEC);
 	mutex_unlock(&nic->fw_lock);
 	cond_resched();
 	mutex_lock(&nic->fw_lock);
-	return vnet_card_now();
+	nic->fw_locked_at = ktime_get_ns();
+	return div_u64(nic->fw_locked_at, NSEC_PER_USEC);
 }
 
 static const struct vnet_fw_ops vnet_card_fw_ops = {
@@ -135,6 +142,7 @@ static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 	cond_resched();
 
 	mutex_lock(&nic->fw_lock);
+	nic->fw_locked_at = ktime_get_ns();
 	round = vnet_fw_poll(&nic->fw, vnet_card_now());
 	mutex_unlock(&nic->fw_lock);
 	round.messages += received;

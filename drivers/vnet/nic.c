@@ -268,9 +268,7 @@ int vnet_nic_detach(u32 nic_id)
  * Renumber @nic, for its mapper: only while it has no endpoints, whose
  * names carry the id.  The routes stay, since where the peers are has not
  * changed, but for one to the new number, which is now this NIC's own.
- * Peers keep no channel state for the new number, so the first packet
- * on each channel comes back "resync" and goes again with SYNC, as after
- * a reboot; with no endpoint there is no message in flight to lose.
+ * Peers keep no channel state for the new number (vnet_fw_renumber()).
  */
 int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 {
@@ -300,8 +298,7 @@ int vnet_nic_set_id(struct vnet_nic *nic, u32 id)
 	old = nic->id;
 	strscpy(nic->name, name, sizeof(nic->name));
 	mutex_lock(&nic->fw_lock);
-	vnet_fw_route_del(&nic->fw, id, vnet_card_now());
-	nic->fw.nic_id = id;
+	vnet_fw_renumber(&nic->fw, id, vnet_card_now());
 	mutex_unlock(&nic->fw_lock);
 	WRITE_ONCE(nic->id, id);
 	vnet_debugfs_add_nic(nic);

@@ -46,7 +46,9 @@ int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
 	}
 	mutex_lock(&nic->fw_lock);
 	slot = vnet_fw_route_add(&nic->fw, peer_id, mac, vnet_card_now());
-	if (slot < 0)
+	if (slot == VNET_FW_ROUTES_WAIT)
+		err = -EAGAIN;
+	else if (slot < 0)
 		err = -ENOSPC;
 	mutex_unlock(&nic->fw_lock);
 out:

@@ -111,12 +111,14 @@ struct vnet_nic {
 	atomic_t nr_eps;
 
 	/*
-	 * @fw_lock is held by the firmware thread for each half round.  The
-	 * host takes it after hiding an endpoint from the firmware, to know
-	 * the firmware no longer touches it.  Endpoint translations and tags
-	 * change under it too.
+	 * @fw_lock is held by the firmware thread for a batch of received
+	 * packets, then for endpoints' turns, let go of every 50 us or so
+	 * (vnet_card_pause()).  The host takes it after hiding an endpoint
+	 * from the firmware, to know the firmware no longer touches it.
+	 * Endpoint translations and tags change under it too.
 	 */
 	struct mutex fw_lock;
+	u64 fw_locked_at;		/* ns: when the firmware thread took it */
 	struct vnet_fw_ep **fw_frame_owner;	/* [nframes] */
 	struct vnet_fw_nic fw;
 	struct task_struct *fw_thread;

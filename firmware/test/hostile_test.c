@@ -660,6 +660,77 @@ TEST_F(readd, receiver_readd_does_not_deliver_twice)
 }
 
 /*
+ * A NIC with no endpoints left is renumbered (its mapper gives it an id)
+ * while a message its closed endpoint sent is still in flight, delivered
+ * but its ACK lost.  Its peer has no receive state for the new number:
+ * had the message been retransmitted under it, the peer would ask for a
+ * SYNC and take it again.  In the simulation NIC ids are indices, so the
+ * renumbered NIC 0 moves to index 2, whose NIC (never up) moves to 0.
+ */
+TEST(renumbered_sender_does_not_deliver_twice)
+{
+	struct vnet_desc d = sim_request(0);
+	struct sim_nic *a, *b, *spare;
+	struct sim_net net;
+	u8 seen[1] = {};
+
+	sim_net_init(&net, 3, 2, 41);
+	a = net.nic[0];
+	b = net.nic[1];
+	spare = net.nic[2];
+	net.down[2] = true;
+	b->ep[1].fw.tag = TAG;
+	sim_map(a, 0, 0, 1, 1, TAG);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&net, 20);
+	net.down[0] = true;		/* its ACK will be lost */
+	sim_net_run_for(&net, 200);
+	ASSERT_EQ(1, drain(b, seen, 1));
+	vnet_fw_ep_forget(&a->fw, &a->ep[0].fw);
+
+	vnet_fw_renumber(&spare->fw, 0, net.now);
+	vnet_fw_renumber(&a->fw, 2, net.now);
+	net.nic[0] = spare;
+	net.nic[2] = a;
+	/* The peer's mapper: the route to 0 goes, the one to 2 is a's. */
+	ASSERT_TRUE(vnet_fw_route_del(&b->fw, 0, net.now));
+	net.down[2] = false;
+	sim_net_run_for(&net, 5 * a->fw.quantum);
+	drain(b, seen, 1);
+	EXPECT_EQ(1, seen[0]);
+	EXPECT_EQ(0, a->fw.nactive);
+	sim_net_fini(&net);
+}
+
+/*
+ * A sender whose firmware did not run for longer than a message's
+ * lifetime (a starved thread, a paused machine) gives the message up at
+ * its next scan instead of retransmitting it: a receiver keeps a deleted
+ * route's receive state only that long.
+ */
+TEST_F(readd, stalled_sender_gives_up_at_the_lifetime)
+{
+	struct sim_nic *a = self->net.nic[0];
+	struct vnet_desc d = sim_request(0);
+	const struct vnet_desc *r;
+	u64 retransmits;
+
+	self->net.down[1] = true;	/* nothing answers */
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 3 * a->fw.quantum);
+	retransmits = a->fw.stats.retransmits;
+	ASSERT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+
+	self->net.now += vnet_fw_msg_lifetime(&a->fw);
+	sim_net_step(&self->net, 20);
+	r = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, r);
+	EXPECT_TRUE(r->flags & VNET_DESC_RETURNED);
+	EXPECT_EQ(VNET_RET_UNREACHABLE, r->status);
+	EXPECT_EQ(retransmits, a->fw.stats.retransmits);
+}
+
+/*
  * As above, but while the receiver's route to the sender is deleted, other
  * NICs are routed until the table is full.  The sender's slot, with the
  * receive state of the message it still retransmits, is not theirs until
@@ -689,7 +760,8 @@ TEST_F(readd, receiver_slot_kept_while_its_sender_may_retransmit)
 		ASSERT_LE(0, vnet_fw_route_add(&b->fw, id, mac, self->net.now));
 	}
 	sim_mac(id, mac);
-	EXPECT_EQ(-1, vnet_fw_route_add(&b->fw, id, mac, self->net.now));
+	EXPECT_EQ(VNET_FW_ROUTES_WAIT,
+		  vnet_fw_route_add(&b->fw, id, mac, self->net.now));
 	EXPECT_TRUE(vnet_fw_route_del(&b->fw, filler, self->net.now));
 
 	EXPECT_EQ((int)slot,
@@ -701,15 +773,14 @@ TEST_F(readd, receiver_slot_kept_while_its_sender_may_retransmit)
 	EXPECT_EQ(0, a->fw.nactive);
 
 	/* Once nothing can come any more, the slot may go to another NIC. */
-	kept = b->fw.busy_timeout;
-	if (2ULL * b->fw.max_retries * b->fw.quantum > kept)
-		kept = 2ULL * b->fw.max_retries * b->fw.quantum;
+	kept = vnet_fw_msg_lifetime(&b->fw) + 4 * b->fw.quantum;
 	sim_mac(filler, mac);
 	ASSERT_LE(0, vnet_fw_route_add(&b->fw, filler, mac, self->net.now));
 	left = self->net.now;
 	EXPECT_TRUE(vnet_fw_route_del(&b->fw, 0, left));
 	sim_mac(id, mac);
-	EXPECT_EQ(-1, vnet_fw_route_add(&b->fw, id, mac, left + kept - 1));
+	EXPECT_EQ(VNET_FW_ROUTES_WAIT,
+		  vnet_fw_route_add(&b->fw, id, mac, left + kept - 1));
 	EXPECT_EQ((int)slot, vnet_fw_route_add(&b->fw, id, mac, left + kept));
 }
 
