@@ -85,6 +85,16 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 		return VNET_RET_TOO_LARGE;
 	if (len > room)
 		len = room;
+	/*
+	 * A train has two fragments or more, or its first is a bad frame
+	 * (train_rx.c).  The link's MTU may have grown since the message
+	 * took its channel, so that the first fragment of a train started
+	 * over could hold all of it: leave a byte for a last one.  The
+	 * message was once too large for a first fragment of at least
+	 * VNET_WIRE_FRAG_MIN, so this one is still that large.
+	 */
+	if (first && len == ch->msg.len)
+		len--;
 	if (ch->from_seg) {
 		u64 at = ch->msg.src_offset + ch->frag_off;
 

@@ -322,6 +322,39 @@ TEST_F(train, receiver_route_readded_halfway)
 }
 
 /*
+ * The link's MTU grows halfway through a medium train, to where the whole
+ * message would fit the first fragment, and the receiver drops the train:
+ * the train starts over with two fragments still, not one flagged first
+ * and last (a bad frame), and arrives whole, with no bad frame counted.
+ */
+TEST_F(train, restarted_after_the_mtu_grew_still_has_two_fragments)
+{
+	struct vnet_desc d = sim_request(23);
+	const struct vnet_desc *got;
+	u8 buf[VNET_MEDIUM_MAX];
+
+	d.flags = VNET_DESC_MEDIUM;
+	d.len = sizeof(buf);
+	frag_fill(buf, sizeof(buf), 23);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, buf));
+	until_frags(_metadata, self, 2);
+	self->a->fw.mtu = 9000;
+	ASSERT_TRUE(vnet_fw_route_del(&self->b->fw, 0, self->net.now));
+	sim_net_run_for(&self->net, 3 * self->a->fw.quantum);
+	ASSERT_LE(0, vnet_fw_route_add(&self->b->fw, 0, self->mac[0], self->net.now));
+	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
+	EXPECT_LE(1, self->a->fw.stats.rx_nack[VNET_NACK_RESTART]);
+	EXPECT_EQ(0, self->b->fw.stats.bad_frames);
+	got = sim_peek(self->b, 1, VNET_Q_REQ_RECV);
+	EXPECT_EQ(sizeof(buf), got->len);
+	EXPECT_TRUE(frag_same(sim_payload(self->b, 1, VNET_Q_REQ_RECV),
+			      sizeof(buf), 23));
+	sim_consume(self->b, 1, VNET_Q_REQ_RECV);
+	sim_net_run_for(&self->net, 5 * self->a->fw.quantum);
+	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
+/*
  * The sender's route to the receiver goes halfway: the message comes back
  * unreachable, whole.  Added again, in a slot of a new incarnation, the
  * next train is delivered and the receiver lets go of the old one.
