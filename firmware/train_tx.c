@@ -37,9 +37,10 @@
  * expects; RESYNC with SYNC.  A NACK is a refusal and runs the busy clock
  * (transport.c), which a restarted train would otherwise run out on the
  * way to where it was: so a fragment ACKed past the furthest point the
- * train ever reached stops the clock.  However a peer answers, a train of
- * n fragments is resolved within about n + 1 times what bounds a single
- * message.
+ * train ever reached stops the clock, and until then the clock allows two
+ * quanta more for each fragment up to there.  However a peer answers, a
+ * train of n fragments is resolved within about n + 1 times what bounds a
+ * single message.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"

@@ -550,11 +550,25 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		ch->due = ch->sent_at + 2 * nic->quantum;
 }
 
-/* Refused for busy_timeout: its sender gets it back at its next tick. */
+/*
+ * Refused for busy_timeout: its sender gets it back at its next tick.  A
+ * train refused on its way back to where it was -- NACKed RESTART, it
+ * starts over -- has the clock stopped only once it gets further than
+ * ever, so it has two quanta more for each fragment up to there (each
+ * carries VNET_WIRE_FRAG_MIN bytes at least), as the receiver gives a
+ * train for each of its fragments (train_rx.c); else under loss it would
+ * run out on the way and come back unreachable.
+ */
 bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
 				   const struct vnet_fw_send_chan *ch)
 {
-	return ch->refused && nic->now - ch->refused_at >= nic->busy_timeout;
+	u64 limit = nic->busy_timeout;
+
+	if (ch->is_train)
+		limit += 2ULL * nic->quantum *
+			 ((ch->frag_acked + VNET_WIRE_FRAG_MIN - 1) /
+			  VNET_WIRE_FRAG_MIN);
+	return ch->refused && nic->now - ch->refused_at >= limit;
 }
 
 /*

@@ -322,6 +322,38 @@ TEST_F(train, receiver_route_readded_halfway)
 }
 
 /*
+ * A megabyte at 20% loss each way, its train dropped by the receiver
+ * after 600 fragments: the train starts over, and its refusal clock,
+ * started by the RESTART, gives it time to get back past 600 fragments
+ * through the same loss -- two quanta each, as the receiver allows --
+ * rather than running out on the way.  It arrives whole.
+ */
+TEST_F_TIMEOUT(train, restarted_late_under_loss_gets_back_in_time, 300)
+{
+	struct vnet_desc d = frag_xfer_seg(VNET_XFER_MAX, SRC, 0);
+	const struct vnet_desc *got;
+
+	d.args[0] = 24;
+	frag_fill(self->a->ep[0].fw.seg + SRC, VNET_XFER_MAX, 24);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	self->net.loss = 200;
+	while (self->b->fw.stats.rx_frags < 600) {
+		ASSERT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+		sim_net_step(&self->net, 20);
+	}
+	ASSERT_TRUE(vnet_fw_route_del(&self->b->fw, 0, self->net.now));
+	sim_net_run_for(&self->net, 3 * self->a->fw.quantum);
+	ASSERT_LE(0, vnet_fw_route_add(&self->b->fw, 0, self->mac[0], self->net.now));
+	frag_run_until(&self->net, delivered, NULL, 10 * self->a->fw.busy_timeout);
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+	EXPECT_LE(1, self->a->fw.stats.rx_nack[VNET_NACK_RESTART]);
+	got = sim_peek(self->b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_XFER_MAX, got->len);
+	EXPECT_TRUE(frag_same(self->b->ep[1].fw.seg, VNET_XFER_MAX, 24));
+}
+
+/*
  * The link's MTU grows halfway through a medium train, to where the whole
  * message would fit the first fragment, and the receiver drops the train:
  * the train starts over with two fragments still, not one flagged first
