@@ -39,8 +39,9 @@
  *
  * No sending endpoint holds more than half of a peer's channels, no
  * destination endpoint more than half of them in flight, whoever sends,
- * and trains no more than half of them together, so that a message of
- * one packet never waits for the end of a train of a megabyte; a
+ * and trains no more than half of them together -- so that a message of
+ * one packet never waits for the end of a train of a megabyte -- nor
+ * more than one to an endpoint's queue until it takes a first fragment; a
  * destination that refuses a message (NACK) gets no new channel until it
  * takes it, and a sender whose reply queue has no room for a return gets
  * none until it makes room: a receiver that never drains, however many
@@ -273,11 +274,14 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
  * for room in its own reply queue.  A @train takes no more than half the
  * channels (rounded down, one at least) with the other trains: a train of
  * a megabyte holds its channel for hundreds of round trips, and a message
- * of one packet must always find one.
+ * of one packet must always find one.  Nor does it start while another
+ * train from send queue @q to @ep has had no fragment taken yet: one
+ * refused train to an endpoint at a time, not half the channels.
  */
 static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 			     const struct vnet_fw_peer *p,
-			     const struct vnet_fw_ep *src, u32 ep, bool train)
+			     const struct vnet_fw_ep *src, u32 ep,
+			     unsigned int q, bool train)
 {
 	u32 share = (nic->nchannels + 1) / 2;
 	u32 trains_max = nic->nchannels > 1 ? nic->nchannels / 2 : 1;
@@ -297,6 +301,16 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 		}
 		if (vnet_fw_chan_sending(ch->state) && ch->msg.peer.ep == ep) {
 			if (ch->state == VNET_CHAN_INFLIGHT && ch->refused)
+				return false;
+			/*
+			 * Until its first fragment is taken a train may be
+			 * refused, a round trip from now: were several to
+			 * start at once, a queue that never drains would hold
+			 * the trains' channels for busy_timeout, and replies
+			 * that need a train would wait as long.
+			 */
+			if (train && ch->is_train && ch->queue == q &&
+			    !ch->frag_acked)
 				return false;
 			to_ep++;
 		}
@@ -339,7 +353,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 		}
 	}
 	if (!ch || (msg->len && !nic->pool_free) ||
-	    !vnet_fw_may_send(nic, p, src, msg->peer.ep, train))
+	    !vnet_fw_may_send(nic, p, src, msg->peer.ep, q, train))
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 
 	ch->msg = *msg;

@@ -3,8 +3,10 @@
  * Trains beside everything else: however many endpoints send a megabyte
  * at once, a message of one packet to the same NIC finds a channel at
  * once, rather than after the end of a train; trains paused while their
- * senders move still count for their destination's share.  And a
- * megabyte that moves within one NIC is one endpoint's whole turn.
+ * senders move still count for their destination's share; trains to a
+ * queue that refuses them start one at a time, and leave the others to a
+ * reply.  And a megabyte that moves within one NIC is one endpoint's
+ * whole turn.
  */
 #include "kselftest_harness.h"
 #include "frag_util.h"
@@ -161,6 +163,75 @@ TEST_F(crowd, paused_trains_count_for_their_destination)
 		sim_consume(b, 0, VNET_Q_REQ_RECV);
 	sim_net_run_for(&self->net, 1000);
 	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
+/*
+ * b's endpoint 1 has a full request queue: its owner is busy in a
+ * handler.  Four of a's endpoints send it 8 KiB requests at once, trains
+ * all: only one starts, the others wait for its first fragment to be
+ * taken, which it is not.  So when a's endpoint 0 answers b's endpoint 2
+ * with 8 KiB, its train finds a channel and the reply arrives in a few
+ * round trips -- not after busy_timeout, when the refused trains would
+ * come back and free the channels trains may use.
+ */
+TEST(trains_to_a_full_queue_leave_channels_to_a_reply_train)
+{
+	struct sim_net net;
+	struct sim_nic *a, *b;
+	struct vnet_desc d;
+	const struct vnet_desc *got;
+	u8 buf[VNET_MEDIUM_MAX];
+	u64 start;
+	u32 i, n;
+
+	sim_net_init(&net, 2, 8, 5);
+	a = net.nic[0];
+	b = net.nic[1];
+	a->fw.mtu = 1500;
+	b->fw.mtu = 1500;
+	b->ep[1].fw.tag = TAG;
+	a->ep[0].fw.tag = TAG;
+	for (i = 2; i <= 7; i++)
+		sim_map(a, i, 0, 1, 1, TAG);
+	sim_map(b, 2, 0, 0, 0, TAG);
+	for (n = 0; n < VNET_QUEUE_DEPTH; n++) {
+		d = sim_request(n);
+		ASSERT_EQ(0, sim_post(a, 6 + n % 2, VNET_Q_REQ_SEND, &d, NULL));
+		sim_net_run_for(&net, 300);
+	}
+	sim_net_run_for(&net, 3000);
+	ASSERT_EQ(VNET_QUEUE_DEPTH, b->ep[1].fw.stats.received);
+
+	d = sim_request(99);
+	ASSERT_EQ(0, sim_post(b, 2, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&net, 1000);
+	got = sim_peek(a, 0, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+
+	frag_fill(buf, sizeof(buf), 1);
+	for (i = 2; i <= 5; i++) {
+		d = sim_request(i);
+		d.flags = VNET_DESC_MEDIUM;
+		d.len = sizeof(buf);
+		ASSERT_EQ(0, sim_post(a, i, VNET_Q_REQ_SEND, &d, buf));
+	}
+	sim_net_run_for(&net, 500);
+	EXPECT_EQ(1, a->fw.stats.tx_trains);
+
+	d = sim_request(7);
+	d.flags = VNET_DESC_MEDIUM;
+	d.len = sizeof(buf);
+	d.token = got->token;
+	sim_consume(a, 0, VNET_Q_REQ_RECV);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REP_SEND, &d, buf));
+	for (start = net.now; !sim_peek(b, 2, VNET_Q_REP_RECV);) {
+		ASSERT_GT(20 * a->fw.quantum, net.now - start);
+		sim_net_step(&net, 20);
+	}
+	EXPECT_TRUE(frag_same(sim_payload(b, 2, VNET_Q_REP_RECV),
+			      sizeof(buf), 1));
+	EXPECT_EQ(2, a->fw.stats.tx_trains);
+	sim_net_fini(&net);
 }
 
 /*
