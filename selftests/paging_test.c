@@ -337,6 +337,31 @@ static void hostile_process(struct vnet_name target,
 		_exit(1);
 	vnet_endpoint_map(&ep, 0, target, TEST_TAG);
 	vnet_endpoint_map(&ep, 1, target, TEST_TAG + 1);
+	/*
+	 * One bad descriptor first, with the queue indices still sane, and
+	 * wait until it comes back.  The scribbling below wrecks the
+	 * indices within a few dozen rounds, and how many of its posts the
+	 * firmware sees before that depends on how soon it gets to this
+	 * frame: on a slow or busy kernel, none, on main as on any branch.
+	 */
+	{
+		struct vnet_desc d = vnet_short(1, 0, 0, 0);
+		double until = vnet_now() + 30;
+
+		d.__reserved0 = 1;
+		if (vnet_endpoint_post(&ep, VNET_Q_REQ_SEND, &d, NULL, 0))
+			_exit(1);
+		ioctl(ep.fd, VNET_IOC_KICK);
+		while (!vnet_endpoint_peek(&ep, VNET_Q_REP_RECV)) {
+			if (vnet_now() > until)
+				_exit(2);
+			vnet_endpoint_wait(&ep, 100);
+		}
+		if (vnet_endpoint_peek(&ep, VNET_Q_REP_RECV)->status !=
+		    VNET_RET_BAD_DESC)
+			_exit(3);
+		vnet_endpoint_consume(&ep, VNET_Q_REP_RECV);
+	}
 	bytes = (uint8_t *)ep.frame;
 	for (i = 0; i < 3000; i++) {
 		for (n = 0; n < 32; n++) {
