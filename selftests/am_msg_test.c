@@ -623,4 +623,42 @@ TEST_F(ret, bulk_request_larger_than_a_message)
 	free(big.b);
 }
 
+/*
+ * A bulk request from the segment in pieces of a megabyte, whose third
+ * piece lands past the end of the receiver's segment: the sender stops
+ * there, and handler 0 hears once, of that piece, with the user's handler
+ * and argument -- the last piece is never posted, so no handler runs on
+ * it alone, nor does a piece that comes back go unreported.
+ */
+TEST_F(ret, bulk_request_stops_at_the_piece_that_comes_back)
+{
+	struct amvnet_stats st0, st;
+
+	big.a = calloc(1, 4 * VNET_XFER_MAX);
+	big.b = calloc(1, 4 * VNET_XFER_MAX);
+	big.requests = big.replies = big.bad = 0;
+	ASSERT_NE(NULL, big.a);
+	ASSERT_NE(NULL, big.b);
+	OK(AM_SetSeg(self->p.a, big.a, 4 * VNET_XFER_MAX));
+	OK(AM_SetSeg(self->p.b, big.b, 2 * VNET_XFER_MAX + VNET_XFER_MAX / 2));
+	OK(AM_SetHandler(self->p.b, 6, huge_request));
+	OK(AMVNET_GetStats(self->p.a, &st0));
+	OK(AM_RequestXfer1(self->p.a, 0, 0, 6, big.a, HUGE, 9));
+	ASSERT_TRUE(am_poll_until(self->p.eb, &am_ret.n, 1));
+	EXPECT_EQ(EBADSEGOFF, am_ret.status[0]);
+	EXPECT_EQ(AM_REQUEST_XFER_M, am_ret.opcode[0]);
+	EXPECT_EQ(6, am_ret.msg[0].handler);
+	EXPECT_EQ(1, am_ret.msg[0].numargs);
+	EXPECT_EQ(9, am_ret.msg[0].args[0]);
+	EXPECT_EQ(2 * VNET_XFER_MAX, am_ret.msg[0].dest_offset);
+	EXPECT_EQ(VNET_XFER_MAX, am_ret.msg[0].nbytes);
+	OK(AMVNET_GetStats(self->p.a, &st));
+	EXPECT_EQ(3, st.requests_sent - st0.requests_sent);
+	EXPECT_EQ(0, big.requests);
+	OK(AM_SetSeg(self->p.a, NULL, 0));
+	OK(AM_SetSeg(self->p.b, NULL, 0));
+	free(big.a);
+	free(big.b);
+}
+
 TEST_HARNESS_MAIN

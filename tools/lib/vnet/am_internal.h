@@ -91,6 +91,13 @@ struct amvnet_ep {
 	struct amvnet_run *runs;
 	unsigned int nr_runs;
 	unsigned int runs_cap;
+	/*
+	 * The user's descriptor of the bulk request from the segment whose
+	 * pieces this endpoint is posting, or NULL; a piece of it that came
+	 * back (xfer_failed) ends it (am_send.c, amv_xfer_seg()).
+	 */
+	const struct vnet_desc *xfer_last;
+	bool xfer_failed;
 	struct amvnet_stats st;
 };
 

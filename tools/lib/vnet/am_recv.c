@@ -201,15 +201,27 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 			 void *payload)
 {
 	const struct vnet_desc *d = &t->d;
+	const struct vnet_desc *named = d;	/* its handler and arguments */
+	const uint8_t piece = VNET_DESC_XFER | VNET_DESC_CREDIT;
 	bool reply = d->flags & VNET_DESC_REPLY;
 	unsigned int i;
 
 	ep->st.returned++;
 	if (!reply)
 		amv_credit_back(ep);
-	/* Library traffic: a bulk fragment, a credit or a refusal. */
-	if (d->flags & VNET_DESC_CREDIT)
+	if (!reply && (d->flags & piece) == piece && ep->xfer_last &&
+	    !ep->xfer_failed) {
+		/*
+		 * A piece of the bulk request from the segment being posted:
+		 * the sender stops there (amv_xfer_seg()), and this is the
+		 * transfer's one report, with the user's handler and arguments.
+		 */
+		ep->xfer_failed = true;
+		named = ep->xfer_last;
+	} else if (d->flags & VNET_DESC_CREDIT) {
+		/* Library traffic: a bulk fragment, a credit or a refusal. */
 		return;
+	}
 	/*
 	 * A reply that came back still owes the requester its credit.  The
 	 * firmware keeps the token of a reply returned for a fault of its own
@@ -225,10 +237,11 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 	t->ret.status = amv_status(d->status);
 	t->ret.opcode = amv_opcode(reply, d->flags);
 	t->ret.reason = d->status;
-	t->ret.handler = d->handler;
-	t->ret.numargs = d->nargs > VNET_MAX_ARGS ? VNET_MAX_ARGS : d->nargs;
+	t->ret.handler = named->handler;
+	t->ret.numargs = named->nargs > VNET_MAX_ARGS ? VNET_MAX_ARGS :
+							named->nargs;
 	for (i = 0; i < VNET_MAX_ARGS; i++)
-		t->ret.args[i] = (int32_t)d->args[i];
+		t->ret.args[i] = (int32_t)named->args[i];
 	t->ret.data = (d->flags & VNET_DESC_MEDIUM) ? payload : NULL;
 	t->ret.nbytes = d->len;
 	t->ret.dest_offset = (d->flags & VNET_DESC_XFER) ? d->offset : 0;

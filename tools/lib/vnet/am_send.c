@@ -18,8 +18,9 @@
  * slot, as a medium payload does.  More, from the sender's own segment, go
  * as messages the firmware reads from it (VNET_DESC_FROM_SEG) as their
  * fragments go out, one for a reply or up to VNET_XFER_MAX of a request,
- * several of VNET_XFER_MAX each for a larger request, up to AM_MaxLong();
- * the call returns once the firmware has taken the last entry -- the
+ * several of VNET_XFER_MAX each for a larger request, up to AM_MaxLong(),
+ * one after the other, the first that comes back ending it; the call
+ * returns once the firmware has taken the last entry -- the
  * messages are delivered, or have come back -- so that the source may be
  * written again, as AM-II promises when a bulk call returns.  A larger
  * request from outside the segment goes as consecutive messages of a
@@ -260,38 +261,48 @@ static void amv_post_piece(struct amvnet_ep *ep, struct vnet_desc *d,
 }
 
 /*
- * A bulk request larger than one message carries: messages of @frag bytes
- * -- a staging slot, or, to a link too narrow for the firmware's
- * fragments, what one packet carries; from the segment (@seg), the
- * firmware's VNET_XFER_MAX -- in order, back to back on this endpoint's
- * request queue (the lock is held throughout).  All but the last carry
- * VNET_DESC_CREDIT and the transfer's extent instead of the user's
- * arguments; the last one runs the handler.  The firmware checks each
- * against the destination segment.
+ * A piece of a bulk request larger than one message carries, but the
+ * last: it carries VNET_DESC_CREDIT and the transfer's extent instead of
+ * the user's arguments; the last one, @last, runs the handler.  The
+ * firmware checks each against the destination segment.
+ */
+static struct vnet_desc amv_piece(const struct vnet_desc *last,
+				   uint64_t nbytes, uint64_t dest_offset)
+{
+	struct vnet_desc d = {
+		.handler = last->handler,
+		.nargs = AMVNET_FRAG_ARGS,
+		.flags = VNET_DESC_XFER | VNET_DESC_CREDIT,
+		.slot = last->slot,
+	};
+
+	d.args[0] = (uint32_t)dest_offset;
+	d.args[1] = (uint32_t)(dest_offset >> 32);
+	d.args[2] = (uint32_t)nbytes;
+	return d;
+}
+
+/*
+ * A bulk request larger than a staging slot from outside the segment:
+ * pieces of @frag bytes -- a staging slot, or, to a link too narrow for
+ * the firmware's fragments, what one packet carries -- in order, back to
+ * back on this endpoint's request queue (the lock is held throughout).
  */
 static void amv_xfer(struct amvnet_ep *ep, struct vnet_desc *last,
 		     const uint8_t *src, uint64_t nbytes, uint64_t dest_offset,
-		     uint32_t frag, bool seg)
+		     uint32_t frag)
 {
 	uint64_t done = 0;
 
 	while (nbytes - done > frag) {
-		struct vnet_desc d = {
-			.handler = last->handler,
-			.nargs = AMVNET_FRAG_ARGS,
-			.flags = VNET_DESC_XFER | VNET_DESC_CREDIT,
-			.slot = last->slot,
-		};
+		struct vnet_desc d = amv_piece(last, nbytes, dest_offset);
 
-		d.args[0] = (uint32_t)dest_offset;
-		d.args[1] = (uint32_t)(dest_offset >> 32);
-		d.args[2] = (uint32_t)nbytes;
 		amv_post_piece(ep, &d, src + done, frag, dest_offset + done,
-			       seg);
+			       false);
 		done += frag;
 	}
 	amv_post_piece(ep, last, src ? src + done : NULL,
-		       (uint32_t)(nbytes - done), dest_offset + done, seg);
+		       (uint32_t)(nbytes - done), dest_offset + done, false);
 }
 
 /*
@@ -311,6 +322,51 @@ static void amv_wait_taken(struct amvnet_ep *ep, unsigned int q)
 			continue;
 		amv_backoff(&spins);
 	}
+}
+
+/*
+ * A bulk request from the segment, larger than VNET_XFER_MAX: pieces of
+ * VNET_XFER_MAX, each posted once the firmware has taken the one before
+ * -- it would start none sooner: a message read from the segment holds
+ * the head of its queue until it is delivered or comes back.  A piece
+ * that comes back (busy, unreachable, outside a segment) ends the
+ * transfer there, reported to handler 0 once, with the user's handler and
+ * arguments (amv_returned()); posting the rest would have the receiver
+ * run its handler on the last piece alone.  Returns once the firmware has
+ * taken the last piece posted.
+ */
+static void amv_xfer_seg(struct amvnet_ep *ep, struct vnet_desc *last,
+			 const uint8_t *src, uint64_t nbytes,
+			 uint64_t dest_offset)
+{
+	uint64_t done = 0;
+
+	ep->xfer_last = last;
+	ep->xfer_failed = false;
+	while (nbytes - done > VNET_XFER_MAX) {
+		struct vnet_desc d = amv_piece(last, nbytes, dest_offset);
+
+		amv_post_piece(ep, &d, src + done, VNET_XFER_MAX,
+			       dest_offset + done, true);
+		done += VNET_XFER_MAX;
+		/*
+		 * The firmware writes a return before it lets the entry go,
+		 * unless this endpoint was off the card as the piece came
+		 * back: then the next piece ends the transfer.
+		 */
+		amv_wait_taken(ep, VNET_Q_REQ_SEND);
+		amv_service(ep);
+		if (ep->xfer_failed)
+			break;
+	}
+	if (!ep->xfer_failed) {
+		amv_post_piece(ep, last, src + done, (uint32_t)(nbytes - done),
+			       dest_offset + done, true);
+		amv_wait_taken(ep, VNET_Q_REQ_SEND);
+		/* A late return of the piece before it, reported as such. */
+		amv_service(ep);
+	}
+	ep->xfer_last = NULL;
 }
 
 enum amv_cat { AMV_SHORT, AMV_MEDIUM, AMV_LONG };
@@ -367,13 +423,10 @@ static int amv_request(ep_t ep, int index, handler_t handler,
 	amv_lock(ep);
 	if (cat == AMV_LONG && nbytes > AM_MaxMedium() &&
 	    amv_in_seg(ep, src, (uint64_t)nbytes)) {
-		/* Its queue takes the pieces in order: the last is the end. */
-		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset,
-			 VNET_XFER_MAX, true);
-		amv_wait_taken(ep, VNET_Q_REQ_SEND);
+		amv_xfer_seg(ep, &d, src, (uint64_t)nbytes, dest_offset);
 	} else if (cat == AMV_LONG) {
 		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset,
-			 amv_max_payload(ep, ep->xlate[index].name), false);
+			 amv_max_payload(ep, ep->xlate[index].name));
 	} else {
 		d.len = cat == AMV_MEDIUM ? (uint32_t)nbytes : 0;
 		amv_post_request(ep, &d, src, d.len);
