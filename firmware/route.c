@@ -15,9 +15,11 @@
  * delete can still come: a receive state restarted while that NIC still
  * retransmits a message this side delivered (its ACK lost) would take the
  * message again after a SYNC.  A sender gives every message up within
- * vnet_fw_msg_lifetime() of taking its channel -- the same parameters on
- * every NIC of a cluster -- so a deleted route's slot is kept for its NIC
- * that long and a few quanta more; a table with no other slot says so.
+ * vnet_fw_msg_lifetime() of taking its channel -- a train's fragment, of
+ * being loaded, and no packet carries more than one fragment -- with the
+ * same parameters on every NIC of a cluster, so a deleted route's slot is
+ * kept for its NIC that long and a few quanta more; a table with no other
+ * slot says so.
  */
 #include "fw_transport.h"
 
