@@ -362,31 +362,14 @@ TEST_F_TIMEOUT(wake_window, close_in_the_eviction_wake_window, 60)
 /* The firmware thread's context switches so far. */
 static long long fw_thread_switches(const char *comm)
 {
-	long long n = -1;
-	struct dirent *d;
-	DIR *proc = opendir("/proc");
+	pid_t pid = vnet_thread_pid(comm);
+	char path[64];
 
-	while (proc && (d = readdir(proc))) {
-		char path[300], name[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(name, sizeof(name), f))
-			name[strcspn(name, "\n")] = 0;
-		fclose(f);
-		if (strcmp(name, comm))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
-		n = vnet_proc_kb(path, "voluntary_ctxt_switches") +
-		    vnet_proc_kb(path, "nonvoluntary_ctxt_switches");
-		break;
-	}
-	if (proc)
-		closedir(proc);
-	return n;
+	if (pid < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return vnet_proc_kb(path, "voluntary_ctxt_switches") +
+	       vnet_proc_kb(path, "nonvoluntary_ctxt_switches");
 }
 
 /*

@@ -103,22 +103,6 @@ static ssize_t dgram_recv(int fd, uint8_t *mac, void *data, size_t room,
 	return h->len;
 }
 
-static int read_mac(const char *ifname, uint8_t *mac)
-{
-	char path[128];
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
-		   &mac[2], &mac[3], &mac[4], &mac[5]);
-	fclose(f);
-	return n == 6 ? 0 : -1;
-}
-
 static long long nic_stat(uint32_t nic, const char *attr)
 {
 	char path[128];
@@ -162,8 +146,8 @@ FIXTURE_SETUP(priv)
 			"ip link set vnp0 up && ip link set vnp1 up"));
 	ASSERT_EQ(0, attach("vnp0", NIC_A));
 	ASSERT_EQ(0, attach("vnp1", NIC_B));
-	ASSERT_EQ(0, read_mac("vnp0", self->mac_a));
-	ASSERT_EQ(0, read_mac("vnp1", self->mac_b));
+	ASSERT_EQ(0, vnet_if_mac("vnp0", self->mac_a));
+	ASSERT_EQ(0, vnet_if_mac("vnp1", self->mac_b));
 	self->a = priv_open(NIC_A, NULL);
 	self->b = priv_open(NIC_B, NULL);
 	ASSERT_LE(0, self->a);

@@ -3,9 +3,12 @@
 #ifndef _VNET_SELFTEST_UTIL_H
 #define _VNET_SELFTEST_UTIL_H
 
+#include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <vnet/endpoint.h>
@@ -94,6 +97,49 @@ static inline const char *vnet_ep_state(unsigned int index, char *buf,
 static inline void vnet_touch(struct vnet_endpoint *ep)
 {
 	__atomic_load_n(&ep->frame->hdr.magic, __ATOMIC_RELAXED);
+}
+
+/* The Ethernet address of interface @ifname, from sysfs. */
+static inline int vnet_if_mac(const char *ifname, uint8_t *mac)
+{
+	char path[128];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
+		   &mac[2], &mac[3], &mac[4], &mac[5]);
+	fclose(f);
+	return n == 6 ? 0 : -1;
+}
+
+/* The pid of the (kernel) thread called @comm, or -1. */
+static inline pid_t vnet_thread_pid(const char *comm)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	pid_t pid = -1;
+
+	while (proc && pid < 0 && (d = readdir(proc))) {
+		char path[300], name[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f))
+			name[strcspn(name, "\n")] = 0;
+		fclose(f);
+		if (!strcmp(name, comm))
+			pid = atoi(d->d_name);
+	}
+	if (proc)
+		closedir(proc);
+	return pid;
 }
 
 static inline double vnet_now(void)

@@ -755,48 +755,6 @@ static long long backlog_drops(void)
 	return sum;
 }
 
-/* The pid of the kernel thread called @comm, or -1. */
-static pid_t kthread_pid(const char *comm)
-{
-	DIR *proc = opendir("/proc");
-	struct dirent *d;
-	pid_t pid = -1;
-
-	while (proc && pid < 0 && (d = readdir(proc))) {
-		char path[300], name[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(name, sizeof(name), f))
-			name[strcspn(name, "\n")] = 0;
-		fclose(f);
-		if (!strcmp(name, comm))
-			pid = atoi(d->d_name);
-	}
-	if (proc)
-		closedir(proc);
-	return pid;
-}
-
-static int mac_of(const char *ifname, uint8_t *mac)
-{
-	char path[128];
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
-		   &mac[2], &mac[3], &mac[4], &mac[5]);
-	fclose(f);
-	return n == 6 ? 0 : -1;
-}
-
 /*
  * Both CPUs flood NIC A with frames it cannot take while its firmware
  * thread runs only when nothing else wants the CPU: each frame is either
@@ -813,7 +771,7 @@ TEST_F_TIMEOUT(link, rx_drops_counted_on_every_cpu, 300)
 	struct flooder fl[2] = { { .cpu = 0 }, { .cpu = 1 } };
 	long long counted, dropped, sent;
 	struct sched_param prio = {};
-	pid_t fw = kthread_pid("vnet1_fw");
+	pid_t fw = vnet_thread_pid("vnet1_fw");
 	pthread_t threads[2];
 	char max_backlog[32] = "";
 	int i, started = 0;
@@ -837,8 +795,8 @@ TEST_F_TIMEOUT(link, rx_drops_counted_on_every_cpu, 300)
 
 		x->ifindex = (int)if_nametoindex("vnt1");
 		ASSERT_LT(0, x->ifindex);
-		ASSERT_EQ(0, mac_of("vnt0", x->frame));
-		ASSERT_EQ(0, mac_of("vnt1", x->frame + ETH_ALEN));
+		ASSERT_EQ(0, vnet_if_mac("vnt0", x->frame));
+		ASSERT_EQ(0, vnet_if_mac("vnt1", x->frame + ETH_ALEN));
 		x->frame[12] = ethertype >> 8;
 		x->frame[13] = ethertype & 0xff;
 		/* A wire version no vnet speaks: bad, however it looks. */

@@ -11,7 +11,7 @@
 
 struct capture {
 	u8 mac[6];
-	u8 pkt[VNET_WIRE_MAPPER_LEN + VNET_MAPPER_MTU] __attribute__((aligned(8)));
+	u8 pkt[VNET_WIRE_MAPPER_LEN + VNET_MAPPER_MTU] __aligned(8);
 	u32 len;
 	u32 sent;
 	u8 from[6];

@@ -17,6 +17,9 @@ typedef uint64_t u64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #endif
+#ifndef __aligned
+#define __aligned(x)		__attribute__((aligned(x)))
+#endif
 
 typedef int8_t s8;
 typedef int32_t s32;

@@ -25,22 +25,34 @@
 #define CLUSTER_MAX_FILE	(4 << 20)	/* 4096 members fit many times */
 #define CLUSTER_MAX_IFS		64
 
+/* The whole file, or NULL with errno saying why. */
 static char *slurp(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	char *buf = NULL;
 	ssize_t n;
+	int err = 0;
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || st.st_size > CLUSTER_MAX_FILE)
+	if (fstat(fd, &st)) {
+		err = errno;
 		goto out;
+	}
+	if (st.st_size > CLUSTER_MAX_FILE) {
+		err = EFBIG;
+		goto out;
+	}
 	buf = malloc(st.st_size + 1);
-	if (!buf)
+	if (!buf) {
+		err = ENOMEM;
 		goto out;
+	}
 	n = read(fd, buf, st.st_size);
 	if (n != st.st_size) {
+		/* Changed under us, or unreadable: no half a file. */
+		err = n < 0 ? errno : EIO;
 		free(buf);
 		buf = NULL;
 		goto out;
@@ -49,7 +61,28 @@ static char *slurp(const char *path, size_t *len)
 	*len = n;
 out:
 	close(fd);
+	errno = err;
 	return buf;
+}
+
+/*
+ * @s fit for a terminal: the state file is the daemon's, but what it
+ * names (interfaces, MACs) may come from elsewhere, and a control
+ * character must not reach the operator's terminal as one.  Four calls
+ * may share one printf().
+ */
+static const char *printable(const char *s)
+{
+	static char bufs[4][128];
+	static unsigned int next;
+	char *out = bufs[next++ % 4];
+	size_t i;
+
+	for (i = 0; s[i] && i < sizeof(bufs[0]) - 1; i++)
+		out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' :
+								      s[i];
+	out[i] = '\0';
+	return out;
 }
 
 /* Why @state cannot be believed now, or NULL. */
@@ -61,8 +94,10 @@ static const char *stale(const struct jv *state, char *buf, size_t len)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now_ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-	if (jv_num(state, "pid", &pid) && pid > 0 &&
-	    kill((pid_t)pid, 0) && errno == ESRCH) {
+	/* A pid the kernel can have (pid_max is at most 2^22). */
+	if (jv_num(state, "pid", &pid) && pid > 0 && pid <= (1 << 22) &&
+	    pid == (double)(pid_t)pid && kill((pid_t)pid, 0) &&
+	    errno == ESRCH) {
 		snprintf(buf, len, "its daemon (pid %.0f) is not running", pid);
 		return buf;
 	}
@@ -90,9 +125,10 @@ static void print_member(const struct jv *m)
 		printf("  %5.0f", id);
 	else
 		printf("  %5s", "-");
-	printf("  %-17s  %-8s  %10s  %-16s%s%s\n", jv_str(m, "mac", "?"),
-	       jv_str(m, "state", "?"), when, jv_str(m, "boot_id", "?"),
-	       *mark ? "  " : "", mark);
+	printf("  %-17s  %-8s  %10s  %-16s%s%s\n",
+	       printable(jv_str(m, "mac", "?")),
+	       printable(jv_str(m, "state", "?")), when,
+	       printable(jv_str(m, "boot_id", "?")), *mark ? "  " : "", mark);
 }
 
 static void print_state(const struct jv *s, const char *why_stale)
@@ -106,8 +142,9 @@ static void print_state(const struct jv *s, const char *why_stale)
 		snprintf(nic_id, sizeof(nic_id), "%.0f", id);
 	jv_num(s, "term", &term);
 	jv_num(s, "version", &version);
-	printf("%s: %s, NIC id %s, %s%s\n", jv_str(s, "ifname", "?"),
-	       jv_str(s, "nic", "?"), nic_id, jv_str(s, "mac", "?"),
+	printf("%s: %s, NIC id %s, %s%s\n", printable(jv_str(s, "ifname", "?")),
+	       printable(jv_str(s, "nic", "?")), nic_id,
+	       printable(jv_str(s, "mac", "?")),
 	       jv_bool(s, "refused") ? "; its --nic-id is REFUSED, "
 				       "another node claims it too" : "");
 	if (why_stale)
@@ -115,10 +152,10 @@ static void print_state(const struct jv *s, const char *why_stale)
 	if (jv_bool(s, "is_leader"))
 		printf("  this node leads");
 	else
-		printf("  leader %s", jv_str(s, "leader", "unknown"));
+		printf("  leader %s", printable(jv_str(s, "leader", "unknown")));
 	if (term)
 		printf("; table %.0f.%.0f from %s\n", term, version,
-		       jv_str(s, "table_leader", "?"));
+		       printable(jv_str(s, "table_leader", "?")));
 	else
 		printf("; no table yet\n");
 	printf("  %5s  %-17s  %-8s  %10s  %s\n", "NIC", "MAC", "STATE",

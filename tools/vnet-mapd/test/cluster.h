@@ -16,6 +16,20 @@
 #define LATENCY		2	/* the sim's largest latency, rounded up */
 #define PPM		10000	/* one percent */
 
+/* For the tests that play a host on the segment. */
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/* A made-up host's address: locally administered, never a node's. */
+static inline void fake_mac(uint8_t mac[6], uint32_t k)
+{
+	mac[0] = 0x06;
+	mac[1] = 0x66;
+	mac[2] = k >> 24;
+	mac[3] = k >> 16;
+	mac[4] = k >> 8;
+	mac[5] = k;
+}
+
 static inline void converge(struct __test_metadata *_metadata, struct sim *s,
 			    uint64_t within_ms)
 {

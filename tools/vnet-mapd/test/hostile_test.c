@@ -13,19 +13,6 @@
 #include "cluster.h"
 #include "wire.h"
 
-static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-/* A made-up host's address: locally administered, never a node's. */
-static void fake_mac(uint8_t mac[6], uint32_t k)
-{
-	mac[0] = 0x06;
-	mac[1] = 0x66;
-	mac[2] = k >> 24;
-	mac[3] = k >> 16;
-	mac[4] = k >> 8;
-	mac[5] = k;
-}
-
 /* A one-chunk table of @n entries that routes real ids to @to. */
 static size_t forged_table(struct sim *s, uint8_t *buf, uint64_t boot,
 			   uint32_t term, uint32_t n, const uint8_t to[6])

@@ -12,19 +12,6 @@
 #include "cluster.h"
 #include "wire.h"
 
-static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-/* A made-up host's address: locally administered, never a node's. */
-static void fake_mac(uint8_t mac[6], uint32_t k)
-{
-	mac[0] = 0x06;
-	mac[1] = 0x66;
-	mac[2] = k >> 24;
-	mac[3] = k >> 16;
-	mac[4] = k >> 8;
-	mac[5] = k;
-}
-
 /* Up nodes other than @skip that route @id (to @mac, if not NULL). */
 static uint32_t routing(struct sim *s, uint32_t id, const uint8_t *mac,
 			int32_t skip)

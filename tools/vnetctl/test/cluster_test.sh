@@ -50,7 +50,7 @@ JSON
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..11"
 
 "$vnetctl" cluster --state-dir "$dir" > "$dir/out" 2>&1
 rc=$?
@@ -95,5 +95,29 @@ check "a file that is not JSON is refused, exit 1" \
 "$vnetctl" cluster --state-dir "$dir" ../etc > "$dir/out" 2>&1
 rc=$?
 check "an interface name with a slash is a usage error" '[ $rc -eq 2 ]'
+
+# What a state file names reaches the terminal without control characters.
+state eth5 $$ "$now_ms" false |
+	sed 's/"leader":"02:00:00:00:00:01"/"leader":"\\u001b]0;pwned\\u0007x"/' \
+	> "$dir/mapd-eth5.json"
+"$vnetctl" cluster --state-dir "$dir" eth5 > "$dir/out" 2>&1
+rc=$?
+check "control characters in a state file are not printed" \
+	'[ $rc -eq 0 ] && grep -q "leader ?]0;pwned?x" "$dir/out" &&
+	 ! grep -q "$(printf "\033")" "$dir/out"'
+
+# A pid no process can have is not looked up (nor cast into one).
+state eth6 1e12 "$now_ms" false > "$dir/mapd-eth6.json"
+"$vnetctl" cluster --state-dir "$dir" eth6 > "$dir/out" 2>&1
+rc=$?
+check "an impossible pid is not taken for a live or dead daemon" \
+	'[ $rc -eq 0 ] && ! grep -q STALE "$dir/out"'
+
+# A file that is refused says why, not a stale errno.
+truncate -s 5M "$dir/mapd-eth7.json"
+"$vnetctl" cluster --state-dir "$dir" eth7 > "$dir/out" 2>&1
+rc=$?
+check "a state file too large to read says so" \
+	'[ $rc -eq 1 ] && grep -q "mapd-eth7.json: File too large" "$dir/out"'
 
 exit $failed
