@@ -215,6 +215,8 @@ struct vnet_fw_recv_chan {
 	bool valid;
 };
 
+#define VNET_FW_TOOK_WORDS	4
+
 struct vnet_fw_peer {
 	u32 nic_id;
 	u32 incarnation;		/* of our route to it, on every packet */
@@ -224,6 +226,11 @@ struct vnet_fw_peer {
 	u64 left_at;			/* when its route was last deleted */
 	u32 unacked;			/* channels not free */
 	u32 active_pos;			/* in nic->active while unacked */
+	/*
+	 * Its endpoints, by index modulo 256, whose latest answer to us was
+	 * "delivered": on the card, as far as we know (transport.c).
+	 */
+	u64 took[VNET_FW_TOOK_WORDS];
 	struct vnet_fw_send_chan *tx;	/* nic->nchannels each */
 	struct vnet_fw_recv_chan *rx;
 };
