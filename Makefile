@@ -106,6 +106,7 @@ bench-cluster: setup all
 # write them (Documentation/vnet/vnetctl.rst).
 OVERCOMMIT_OUT := build/bench-overcommit
 BENCH_SECONDS ?= 2
+BENCH_REPEAT ?= 3
 
 # The mapper's convergence time, datagrams and join and death times for
 # 16 to 1024 nodes, on the simulated segment (tools/vnet-mapd/test).
@@ -120,6 +121,7 @@ bench-overcommit: setup all
 		tools/vm/run --smp $$n --timeout 1800 -- env \
 			BENCH_OUT=$(CURDIR)/$(OVERCOMMIT_OUT)/smp$$n \
 			BENCH_SECONDS=$(BENCH_SECONDS) \
+			BENCH_REPEAT=$(BENCH_REPEAT) \
 			tools/testing/bench-overcommit || st=1; \
 	done; \
 	tools/testing/plot-overcommit -o $(OVERCOMMIT_OUT)/overcommit.png \

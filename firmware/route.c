@@ -84,6 +84,7 @@ static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
 	p->used = true;
 	p->incarnation = nic->ops->random(nic->ctx);
 	fw_memset(p->rx, 0, nic->nchannels * sizeof(*p->rx));
+	fw_memset(p->took, 0, sizeof(p->took));
 	for (c = 0; c < nic->nchannels; c++) {
 		p->tx[c].seq = nic->ops->random(nic->ctx);
 		p->tx[c].sync = true;

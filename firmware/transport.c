@@ -48,8 +48,9 @@
  * senders feed it, or a sender that never reads its returns, holds a few
  * channels to a NIC, and every other endpoint keeps the rest.  The
  * messages that wait sit in their senders' queues, which stops only those
- * senders.  (Several senders that each feed a stuck receiver of their own
- * can still take every channel, for busy_timeout at a time.)
+ * senders.  Several senders that each feed a stuck receiver of their own,
+ * or the clients of a NIC's endpoints that are off its card, hold no more
+ * than half the channels either: see vnet_fw_may_send().
  *
  * The flush rule lives here too: a channel counts as unresolved for its
  * sender while its latest transmission has neither an ACK nor a NACK.  The
@@ -262,6 +263,21 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		nic->stats.tx_nack[status]++;
 }
 
+static bool vnet_fw_took(const struct vnet_fw_peer *p, u32 ep)
+{
+	return p->took[(ep / 64) % VNET_FW_TOOK_WORDS] & (1ULL << (ep % 64));
+}
+
+static void vnet_fw_set_took(struct vnet_fw_peer *p, u32 ep, bool took)
+{
+	u64 *w = &p->took[(ep / 64) % VNET_FW_TOOK_WORDS];
+
+	if (took)
+		*w |= 1ULL << (ep % 64);
+	else
+		*w &= ~(1ULL << (ep % 64));
+}
+
 /*
  * May a message from @src to endpoint @ep of peer @p take one more channel?
  * Not past a share, half the channels (rounded up), from @src, nor past a
@@ -277,6 +293,16 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
  * of one packet must always find one.  Nor does it start while another
  * train from send queue @q to @ep has had no fragment taken yet: one
  * refused train to an endpoint at a time, not half the channels.
+ *
+ * Nor, while a share of the channels holds messages that were refused
+ * or whose endpoints have not taken our latest message, for an @ep that
+ * has not taken it either.  A refused message waits for its own endpoint
+ * -- to be faulted onto the card, or to drain -- and with many endpoints
+ * off the card (a server NIC paging its endpoints) their messages would
+ * otherwise take every channel, one per endpoint, and the endpoints on the
+ * card would get nothing while their clients' messages waited behind
+ * them.  The endpoints that took our last message keep the rest; a bit
+ * shared modulo 256 only lets a message by, to be refused at worst.
  */
 static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 			     const struct vnet_fw_peer *p,
@@ -285,7 +311,7 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 {
 	u32 share = (nic->nchannels + 1) / 2;
 	u32 trains_max = nic->nchannels > 1 ? nic->nchannels / 2 : 1;
-	u32 c, from_src = 0, to_ep = 0, trains = 0;
+	u32 c, from_src = 0, to_ep = 0, trains = 0, doubtful = 0;
 
 	for (c = 0; c < nic->nchannels; c++) {
 		const struct vnet_fw_send_chan *ch = &p->tx[c];
@@ -299,7 +325,10 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 				return false;
 			from_src++;
 		}
-		if (vnet_fw_chan_sending(ch->state) && ch->msg.peer.ep == ep) {
+		if (!vnet_fw_chan_sending(ch->state))
+			continue;
+		doubtful += ch->refused || !vnet_fw_took(p, ch->msg.peer.ep);
+		if (ch->msg.peer.ep == ep) {
 			if (ch->state == VNET_CHAN_INFLIGHT && ch->refused)
 				return false;
 			/*
@@ -315,6 +344,8 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 			to_ep++;
 		}
 	}
+	if (doubtful >= share && !vnet_fw_took(p, ep))
+		return false;
 	return from_src < share && to_ep < share &&
 	       (!train || trains < trains_max);
 }
@@ -495,6 +526,7 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	if (!ch)
 		return;
 	ch->sync = false;
+	vnet_fw_set_took(p, ch->msg.peer.ep, status == VNET_RET_NONE);
 	if (status != VNET_RET_NONE)
 		vnet_fw_start_return(nic, p, ch, status);
 	else if (ch->is_train && ch->frag_off + ch->frag_len < ch->msg.len)
@@ -533,6 +565,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		}
 		return;
 	}
+	vnet_fw_set_took(p, ch->msg.peer.ep, false);
 	/*
 	 * The busy clock starts once, at the first refusal, whatever follows
 	 * -- unless a train gets further than it ever got (train_tx.c).

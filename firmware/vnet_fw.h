@@ -282,6 +282,8 @@ struct vnet_fw_train {
  */
 #define VNET_FW_PEER_RESERVE	(VNET_QUEUE_DEPTH / 4)
 
+#define VNET_FW_TOOK_WORDS	4
+
 struct vnet_fw_peer {
 	u32 nic_id;
 	u32 incarnation;		/* of our route to it, on every packet */
@@ -298,6 +300,11 @@ struct vnet_fw_peer {
 	 */
 	u32 frag_max;
 	u32 trains;			/* nic->trains it is sending us */
+	/*
+	 * Its endpoints, by index modulo 256, whose latest answer to us was
+	 * "delivered": on the card, as far as we know (transport.c).
+	 */
+	u64 took[VNET_FW_TOOK_WORDS];
 	struct vnet_fw_send_chan *tx;	/* nic->nchannels each */
 	struct vnet_fw_recv_chan *rx;
 };

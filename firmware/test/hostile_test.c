@@ -200,6 +200,108 @@ TEST_F(stuck, receiver_does_not_block_others)
 		     VNET_QUEUE_DEPTH);
 }
 
+/*
+ * A server NIC pages: most of its endpoints are off the card, and every
+ * client of one keeps a request out to it, NACKed "not resident", until
+ * the endpoint comes back.  One such request per endpoint, from as many
+ * senders as there are channels, must not take every channel to that NIC:
+ * the clients of the endpoints that are on the card keep their rate.
+ */
+#define AWAY_SENDERS	(2 * SIM_CHANNELS)
+#define AWAY_EPS	(AWAY_SENDERS + 2)
+
+/* Client 0 of NIC 0 keeps one request out to server 1 of NIC 1. */
+static u32 ping(struct sim_net *net, u32 *outstanding)
+{
+	struct sim_nic *a = net->nic[0], *b = net->nic[1];
+	const struct vnet_desc *d;
+	u32 done = 0;
+
+	while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
+		struct vnet_desc r = { .handler = 2, .token = d->token };
+
+		if (sim_post(b, 1, VNET_Q_REP_SEND, &r, NULL))
+			break;
+		sim_consume(b, 1, VNET_Q_REQ_RECV);
+	}
+	while ((d = sim_peek(a, 0, VNET_Q_REP_RECV))) {
+		done += !(d->flags & VNET_DESC_RETURNED);
+		(*outstanding)--;
+		sim_consume(a, 0, VNET_Q_REP_RECV);
+	}
+	if (!*outstanding) {
+		struct vnet_desc q = sim_request(0);
+
+		if (!sim_post(a, 0, VNET_Q_REQ_SEND, &q, NULL))
+			(*outstanding)++;
+	}
+	return done;
+}
+
+/* Round trips of client 0 in @span, beside @away paged-out receivers. */
+static u32 ping_beside_away(struct __test_metadata *_metadata, u32 away,
+			    u64 span)
+{
+	struct sim_net net;
+	struct sim_nic *a, *b;
+	u32 i, outstanding = 0, done = 0;
+	u64 start;
+
+	sim_net_init(&net, 2, AWAY_EPS, 31);
+	a = net.nic[0];
+	b = net.nic[1];
+	b->auto_fault = false;
+	for (i = 1; i < AWAY_EPS; i++)
+		b->ep[i].fw.tag = TAG;
+	sim_map(a, 0, 0, 1, 1, TAG);
+	for (i = 0; i < away; i++) {
+		sim_map(a, i + 1, 0, 1, i + 2, TAG);
+		sim_unload(b, i + 2);
+	}
+	/* The client talks first: its server has taken a message from us. */
+	while (!done && net.now < span)
+		done = ping(&net, &outstanding), sim_net_step(&net, 20);
+	ASSERT_EQ(1, done);
+	for (i = 0; i < away; i++) {
+		struct vnet_desc q = sim_request(i + 1);
+
+		ASSERT_EQ(0, sim_post(a, i + 1, VNET_Q_REQ_SEND, &q, NULL));
+	}
+	done = 0;
+	for (start = net.now; net.now - start < span;) {
+		done += ping(&net, &outstanding);
+		sim_net_step(&net, 20);
+	}
+	if (away) {
+		struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
+		u32 c, held = 0;
+
+		for (c = 0; c < a->fw.nchannels; c++)
+			held += p->tx[c].state == VNET_CHAN_INFLIGHT &&
+				p->tx[c].refused;
+		TH_LOG("%u of %u channels held by refused messages", held,
+		       a->fw.nchannels);
+		EXPECT_LE(held, (a->fw.nchannels + 1) / 2);
+		EXPECT_LT(0, held);
+	}
+	sim_net_fini(&net);
+	return done;
+}
+
+TEST(paged_out_receivers_leave_channels_to_resident_ones)
+{
+	/* Well short of busy_timeout: nothing refused comes back. */
+	u64 span = 20 * 1000;
+	u32 alone, beside;
+
+	alone = ping_beside_away(_metadata, 0, span);
+	beside = ping_beside_away(_metadata, AWAY_SENDERS, span);
+	TH_LOG("round trips: %u alone, %u beside %u paged-out receivers",
+	       alone, beside, AWAY_SENDERS);
+	EXPECT_LT(50, alone);
+	EXPECT_GE(beside * 100, alone * 95);
+}
+
 FIXTURE(forged) {
 	struct sim_net net;
 	u8 mac[3][6];
