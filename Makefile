@@ -114,6 +114,13 @@ BENCH_REPEAT ?= 3
 bench-mapd:
 	$(MAKE) -C tools/vnet-mapd bench
 
+# The firmware's instructions per message, counted by callgrind on the
+# host simulation (firmware/test/fw_cost.c): repeatable where VM timings
+# are not.
+.PHONY: bench-fw-cost
+bench-fw-cost: ksft-headers
+	$(MAKE) -C firmware/test cost
+
 .PHONY: bench-overcommit
 bench-overcommit: setup all
 	@st=0; for n in 1 2; do \
