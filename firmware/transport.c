@@ -573,6 +573,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	if (!ch->refused) {
 		ch->refused = true;
 		ch->refused_at = nic->now;
+		ch->refused_rewound = reason == VNET_NACK_RESTART;
 	}
 	/* The receiver dropped the train: the next try starts it again. */
 	if (reason == VNET_NACK_RESTART && ch->is_train &&
@@ -604,14 +605,18 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
  * ever, so it has two quanta more for each fragment up to there (each
  * carries VNET_WIRE_FRAG_MIN bytes at least), as the receiver gives a
  * train for each of its fragments (train_rx.c); else under loss it would
- * run out on the way and come back unreachable.
+ * run out on the way and come back unreachable.  Only when the clock
+ * started at the RESTART: one that started earlier, at a refusal of the
+ * train where it stood ("not resident" to its last fragment, say), runs
+ * busy_timeout from then, as a single message's would.
  */
 bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
 				   const struct vnet_fw_send_chan *ch)
 {
 	u64 limit = nic->busy_timeout;
 
-	if (ch->is_train)
+	/* Not a clock started by a refusal of the train where it stood. */
+	if (ch->is_train && ch->refused_rewound)
 		limit += 2ULL * nic->quantum *
 			 ((ch->frag_acked + VNET_WIRE_FRAG_MIN - 1) /
 			  VNET_WIRE_FRAG_MIN);

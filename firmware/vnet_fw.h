@@ -238,6 +238,7 @@ struct vnet_fw_send_chan {
 	 */
 	bool resumed;
 	bool refused;			/* NACKed at least once */
+	bool refused_rewound;		/* its busy clock started at a RESTART */
 	bool counted;			/* in src->unresolved */
 	bool sync;			/* receiver must take seq as its new start */
 	bool is_train;			/* sent as FRAG packets */
