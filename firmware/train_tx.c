@@ -17,8 +17,9 @@
  * one is an XFER from the sender's own segment (VNET_DESC_FROM_SEG): each
  * fragment is copied from the segment into the pool buffer when it is
  * loaded -- once; a retransmission sends that copy -- and the send queue
- * entry stays until the train ends, delivered or returned, so the sender
- * knows when it may change the source again: its consumer index says so.
+ * entry stays until the train ends, delivered or its return written, so
+ * the sender knows when it may change the source again, and that a return
+ * is there to be read: its consumer index says so.
  * Bounds are checked against the segment as it is at each load, since its
  * owner may replace it meanwhile; a range no longer inside it, or a
  * segment replaced since the message was taken (seg_gen), returns the

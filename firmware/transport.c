@@ -137,9 +137,13 @@ void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		return;
 	if (from == VNET_CHAN_PAUSED)
 		nic->paused--;
-	/* Its segment is read no more: the send queue entry may go. */
-	if (ch->from_seg && ch->src && vnet_fw_chan_sending(from) &&
-	    !vnet_fw_chan_sending(to))
+	/*
+	 * Delivered, or its return written: the send queue entry may go.
+	 * Not sooner, at RETURNING: a sender off the card gets its return
+	 * only when back, and its library takes a consumed entry for a
+	 * resolved one (libvnet, amv_xfer_seg()).
+	 */
+	if (ch->from_seg && ch->src && to == VNET_CHAN_FREE)
 		ch->src->train_done |= VNET_FW_QUEUE_BIT(ch->queue);
 	switch (to) {
 	case VNET_CHAN_INFLIGHT:

@@ -437,6 +437,42 @@ TEST_F(train, sender_route_deleted_halfway)
 }
 
 /*
+ * The route goes while the sender is off the card: its train comes back
+ * unreachable, but the return waits for the sender's frame.  The send
+ * entry must not go before the return is written: libvnet reads "taken"
+ * as "delivered, or its return is on the reply queue" and posts the next
+ * piece of a bulk transfer, or ends the transfer, on that.
+ */
+TEST_F(train, sender_off_card_gets_its_return_before_its_entry)
+{
+	u32 cons = 0;
+	u64 start;
+
+	self->a->auto_fault = false;
+	send_xfer(_metadata, self, 14);
+	until_frags(_metadata, self, 40);
+	self->a->ep[0].fw.moving = true;
+	while (self->a->ep[0].fw.unresolved)
+		sim_net_step(&self->net, 20);
+	sim_unload(self->a, 0);
+	self->a->ep[0].fw.moving = false;
+	ASSERT_TRUE(vnet_fw_route_del(&self->a->fw, 1, self->net.now));
+	sim_net_run_for(&self->net, 10 * self->a->fw.quantum);
+	EXPECT_EQ(0, self->a->ep[0].frame->cons[VNET_Q_REQ_SEND].val);
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+
+	sim_load(self->a, 0);
+	for (start = self->net.now; !cons; sim_net_step(&self->net, 1)) {
+		ASSERT_GT(10 * self->a->fw.quantum, self->net.now - start);
+		cons = self->a->ep[0].frame->cons[VNET_Q_REQ_SEND].val;
+		if (cons)
+			ASSERT_NE(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+	}
+	EXPECT_EQ(1, cons);
+	expect_returned(_metadata, self, VNET_RET_UNREACHABLE);
+}
+
+/*
  * The receiver's owner replaces its segment halfway with one the message
  * no longer fits: the train starts over and is refused "bad segment".
  */
