@@ -5,7 +5,8 @@
  * medium payloads of every size arrive intact, and bulk transfers are
  * bounds-checked, reassembled and run their handler once; a megabyte from
  * segment to segment, request and reply, is one message each way, whose
- * call returns once its source may be written again.
+ * call returns once its source may be written again; a piece that comes
+ * back is reported once, for the transfer it belongs to.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -659,6 +660,49 @@ TEST_F(ret, bulk_request_stops_at_the_piece_that_comes_back)
 	OK(AM_SetSeg(self->p.b, NULL, 0));
 	free(big.a);
 	free(big.b);
+}
+
+/*
+ * A bulk request through staging to an endpoint that does not exist,
+ * then one from the segment that does arrive: the pieces of the first
+ * come back while the second is being posted, and are the first's alone
+ * -- the second is neither cut short nor reported.
+ */
+TEST_F(ret, staged_bulk_coming_back_leaves_a_segment_transfer_alone)
+{
+	en_t nowhere = { 0, 60000 };
+	int staged = 2 * AM_MaxMedium();
+	uint8_t *src = malloc(staged);
+
+	big.a = calloc(1, 4 * VNET_XFER_MAX);
+	big.b = calloc(1, 4 * VNET_XFER_MAX);
+	big.requests = big.replies = big.bad = 0;
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, big.a);
+	ASSERT_NE(NULL, big.b);
+	OK(AM_SetSeg(self->p.a, big.a, 4 * VNET_XFER_MAX));
+	OK(AM_SetSeg(self->p.b, big.b, 4 * VNET_XFER_MAX));
+	OK(AM_SetHandler(self->p.b, 6, huge_request));
+	OK(AM_SetHandler(self->p.a, 8, huge_reply));
+	OK(AM_Map(self->p.a, 3, nowhere, AM_TAG));
+	am_fill(src, staged, 1);
+	OK(AM_RequestXfer1(self->p.a, 3, 0, 6, src, staged, 1));
+	am_fill(big.a + 7, HUGE, 9);
+	OK(AM_RequestXfer1(self->p.a, 0, 0, 6, big.a + 7, HUGE, 9));
+	ASSERT_TRUE(am_poll_until(self->p.eb, &big.replies, 1));
+	ASSERT_TRUE(am_poll_until(self->p.eb, &am_ret.n, 1));
+	EXPECT_EQ(1, big.requests);
+	EXPECT_EQ(0, big.bad);
+	EXPECT_EQ(1, am_ret.n);
+	EXPECT_EQ(EBADENDPOINT, am_ret.status[0]);
+	EXPECT_EQ(AM_REQUEST_XFER_M, am_ret.opcode[0]);
+	EXPECT_EQ(3, am_ret.msg[0].index);
+	EXPECT_EQ(1, am_ret.msg[0].args[0]);
+	OK(AM_SetSeg(self->p.a, NULL, 0));
+	OK(AM_SetSeg(self->p.b, NULL, 0));
+	free(big.a);
+	free(big.b);
+	free(src);
 }
 
 TEST_HARNESS_MAIN

@@ -93,10 +93,12 @@ struct amvnet_ep {
 	unsigned int runs_cap;
 	/*
 	 * The user's descriptor of the bulk request from the segment whose
-	 * pieces this endpoint is posting, or NULL; a piece of it that came
-	 * back (xfer_failed) ends it (am_send.c, amv_xfer_seg()).
+	 * pieces this endpoint is posting, or NULL, and the destination
+	 * offsets it covers; a piece of it that came back (xfer_failed) ends
+	 * it (am_send.c, amv_xfer_seg()).
 	 */
 	const struct vnet_desc *xfer_last;
+	uint64_t xfer_lo, xfer_hi;
 	bool xfer_failed;
 	struct amvnet_stats st;
 };

@@ -196,21 +196,36 @@ static void amv_credit_back(struct amvnet_ep *ep)
 		ep->outstanding--;
 }
 
+/*
+ * Is @d a piece of the bulk request from the segment being posted?  Its
+ * pieces come from the segment and land within its extent; a piece of a
+ * bulk request sent through staging before it, or of one from the segment
+ * to elsewhere, may come back meanwhile and is not one of them.
+ */
+static bool amv_piece_of_xfer(const struct amvnet_ep *ep,
+			      const struct vnet_desc *d)
+{
+	const uint8_t piece = VNET_DESC_XFER | VNET_DESC_CREDIT |
+			      VNET_DESC_FROM_SEG;
+
+	return ep->xfer_last && (d->flags & piece) == piece &&
+	       !(d->flags & VNET_DESC_REPLY) &&
+	       d->offset >= ep->xfer_lo && d->offset < ep->xfer_hi;
+}
+
 /* A message the firmware handed back to us. */
 static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 			 void *payload)
 {
 	const struct vnet_desc *d = &t->d;
 	const struct vnet_desc *named = d;	/* its handler and arguments */
-	const uint8_t piece = VNET_DESC_XFER | VNET_DESC_CREDIT;
 	bool reply = d->flags & VNET_DESC_REPLY;
 	unsigned int i;
 
 	ep->st.returned++;
 	if (!reply)
 		amv_credit_back(ep);
-	if (!reply && (d->flags & piece) == piece && ep->xfer_last &&
-	    !ep->xfer_failed) {
+	if (amv_piece_of_xfer(ep, d) && !ep->xfer_failed) {
 		/*
 		 * A piece of the bulk request from the segment being posted:
 		 * the sender stops there (amv_xfer_seg()), and this is the

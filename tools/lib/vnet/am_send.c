@@ -342,6 +342,8 @@ static void amv_xfer_seg(struct amvnet_ep *ep, struct vnet_desc *last,
 	uint64_t done = 0;
 
 	ep->xfer_last = last;
+	ep->xfer_lo = dest_offset;
+	ep->xfer_hi = dest_offset + nbytes;
 	ep->xfer_failed = false;
 	while (nbytes - done > VNET_XFER_MAX) {
 		struct vnet_desc d = amv_piece(last, nbytes, dest_offset);
