@@ -270,6 +270,12 @@ enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
 	src->stats.returned++;
 	if (reason == VNET_RET_BAD_DESC)
 		src->stats.rejected++;
+	vnet_fw_report(nic, &(struct vnet_fw_event){
+		.type = VNET_FW_EV_RETURNED,
+		.reason = reason,
+		.src = src->name,
+		.dst = out.peer,
+	});
 	return VNET_FW_DONE;
 }
 

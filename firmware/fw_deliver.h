@@ -5,6 +5,14 @@
 
 #include "vnet_fw.h"
 
+/* Tell the host, if it listens (vnet_fw_ops.event). */
+static inline void vnet_fw_report(struct vnet_fw_nic *nic,
+				  const struct vnet_fw_event *ev)
+{
+	if (nic->ops->event)
+		nic->ops->event(nic->ctx, ev);
+}
+
 enum vnet_fw_verdict {
 	VNET_FW_DONE,		/* delivered, sent or returned: entry consumed */
 	VNET_FW_HOLD,		/* destination busy: retry the same entry later */

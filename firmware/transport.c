@@ -244,8 +244,18 @@ void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 /* Send the message on channel @c to peer @p again, ahead of the ACK. */
 void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 {
+	const struct vnet_fw_send_chan *ch = &p->tx[c];
+
 	nic->stats.retransmits++;
 	vnet_fw_xmit_data(nic, p, c);
+	vnet_fw_report(nic, &(struct vnet_fw_event){
+		.type = VNET_FW_EV_RETRANSMIT,
+		.channel = c,
+		.resumed = ch->resumed,
+		.peer = p->nic_id,
+		.seq = ch->seq,
+		.retries = ch->retries,
+	});
 }
 
 void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
@@ -261,10 +271,18 @@ void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	pkt.ack.status = status;
 	pkt.hdr.csum = fw_cpu_to_be32(vnet_crc32c(0, &pkt, sizeof(pkt)));
 	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, sizeof(pkt), NULL, 0);
-	if (type == VNET_WIRE_ACK)
+	if (type == VNET_WIRE_ACK) {
 		nic->stats.tx_ack++;
-	else
+	} else {
 		nic->stats.tx_nack[status]++;
+		vnet_fw_report(nic, &(struct vnet_fw_event){
+			.type = VNET_FW_EV_NACK_TX,
+			.reason = status,
+			.channel = channel,
+			.peer = p->nic_id,
+			.seq = seq,
+		});
+	}
 }
 
 static bool vnet_fw_took(const struct vnet_fw_peer *p, u32 ep)
@@ -549,6 +567,13 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	ch = vnet_fw_answered(nic, p, c, seq, stamp);
 	if (!ch)
 		return;
+	vnet_fw_report(nic, &(struct vnet_fw_event){
+		.type = VNET_FW_EV_NACK_RX,
+		.reason = reason,
+		.channel = c,
+		.peer = p->nic_id,
+		.seq = seq,
+	});
 	if (stamp == ch->stamp) {
 		/* A RESUME from this incarnation may bring it back early. */
 		ch->resume = reason == VNET_NACK_NOT_RESIDENT;

@@ -24,6 +24,32 @@ struct vnet_fw_ep;
  * Services the host provides.  All are called from the firmware context
  * (with the host's firmware lock held) and must not sleep, except pause.
  */
+/*
+ * Something an operator may want to see happen, for the host's tracing:
+ * none of it is needed for the firmware to work, all of it is rare next
+ * to messages delivered.
+ */
+enum vnet_fw_event_type {
+	VNET_FW_EV_NACK_TX,		/* we refused a peer's DATA packet */
+	VNET_FW_EV_NACK_RX,		/* a peer refused ours */
+	VNET_FW_EV_RETRANSMIT,		/* a DATA packet sent again */
+	VNET_FW_EV_RETURNED,		/* a message written back to its sender */
+};
+
+struct vnet_fw_event {
+	u8 type;			/* enum vnet_fw_event_type */
+	/* NACK: enum vnet_nack_reason; RETURNED: vnet_return_reason */
+	u8 reason;
+	u8 channel;			/* NACK, RETRANSMIT */
+	bool resumed;			/* RETRANSMIT: on a RESUME, not a timer */
+	u32 peer;			/* the other NIC's id */
+	u32 seq;			/* NACK, RETRANSMIT */
+	/* RETRANSMIT: transmissions since the last answer (a NACK) */
+	u32 retries;
+	struct vnet_name src;		/* RETURNED: its sender */
+	struct vnet_name dst;		/* RETURNED: where it was going */
+};
+
 struct vnet_fw_ops {
 	/* The local endpoint with this index, or NULL. */
 	struct vnet_fw_ep *(*lookup)(void *ctx, u32 ep_index);
@@ -57,6 +83,8 @@ struct vnet_fw_ops {
 	 * endpoint afresh after it.  Returns the time now.
 	 */
 	u64 (*pause)(void *ctx);
+	/* Optional: something happened (struct vnet_fw_event). */
+	void (*event)(void *ctx, const struct vnet_fw_event *ev);
 };
 
 struct vnet_fw_translation {

@@ -62,6 +62,9 @@ for t in am_test am_msg_test am_wait_test; do
 	"$here/$t" || failed=1
 done
 
+# The tracepoints, as tracefs shows them.
+"$here/trace_test.sh" || failed=1
+
 # rmmod must be refused while a file on /dev/vnet is open, and the module
 # must then still work.
 exec 3<>/dev/vnet

@@ -286,10 +286,13 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 			     struct vnet_ep *newcomer)
 {
 	struct vnet_nic *nic = ep->nic;
+	u64 start = ktime_get_ns();
+	u32 unresolved;
 
 	WRITE_ONCE(nic->fw_frame_owner[f], NULL);
 	mutex_lock(&nic->fw_lock);
 	ep->fw.moving = true;
+	unresolved = ep->fw.unresolved;
 	mutex_unlock(&nic->fw_lock);
 
 	down_write(&ep->map_sem);
@@ -321,13 +324,17 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 		 * that it stayed in the firmware's next round: make it now.
 		 */
 		vnet_card_doorbell(nic);
-		return ret < 0 ? -EINTR : -ENODEV;
+		ret = ret < 0 ? -EINTR : -ENODEV;
+		trace_vnet_flush(ep, f, unresolved, ktime_get_ns() - start,
+				 ret);
+		return ret;
 	}
 
 	mutex_lock(&nic->fw_lock);
 	WRITE_ONCE(ep->fw.frame, NULL);
 	ep->fw.moving = false;
 	mutex_unlock(&nic->fw_lock);
+	trace_vnet_flush(ep, f, unresolved, ktime_get_ns() - start, 0);
 	return 0;
 }
 
@@ -355,6 +362,7 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f,
 	vnet_cache_wake_delay(nic);
 	wake_up_all(&victim->state_wq);
 	t->unload_ns = ktime_get_ns() - start - t->flush_ns;
+	trace_vnet_evict(victim, f, newcomer, t->victim_served, t->unload_ns);
 	return 0;
 }
 
@@ -638,6 +646,7 @@ void vnet_ep_evict_for_close(struct vnet_ep *ep)
 	spin_lock(&nic->lock);
 	vnet_ep_set_state(ep, VNET_EP_NONRESIDENT, -1);
 	spin_unlock(&nic->lock);
+	trace_vnet_evict(ep, f, NULL, READ_ONCE(ep->fw.served), 0);
 	/* Closing and the NIC's removal can both be here: wake the other. */
 	wake_up_all(&ep->state_wq);
 }

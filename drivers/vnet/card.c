@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "trace.h"
 #include "vnet.h"
 
 /* Packets taken off the receive queue per round, so sends are not starved. */
@@ -98,6 +99,24 @@ static u64 vnet_card_pause(void *ctx)
 	return div_u64(nic->fw_locked_at, NSEC_PER_USEC);
 }
 
+static void vnet_card_event(void *ctx, const struct vnet_fw_event *ev)
+{
+	struct vnet_nic *nic = ctx;
+
+	switch (ev->type) {
+	case VNET_FW_EV_NACK_TX:
+	case VNET_FW_EV_NACK_RX:
+		trace_vnet_nack(nic, ev);
+		break;
+	case VNET_FW_EV_RETRANSMIT:
+		trace_vnet_retransmit(nic, ev);
+		break;
+	case VNET_FW_EV_RETURNED:
+		trace_vnet_returned(nic, ev);
+		break;
+	}
+}
+
 static const struct vnet_fw_ops vnet_card_fw_ops = {
 	.lookup = vnet_card_lookup,
 	.request_fault = vnet_card_request_fault,
@@ -108,6 +127,7 @@ static const struct vnet_fw_ops vnet_card_fw_ops = {
 	.transmit_to = vnet_card_transmit_to,
 	.mapper_rx = vnet_priv_rx,
 	.pause = vnet_card_pause,
+	.event = vnet_card_event,
 };
 
 void vnet_card_doorbell(struct vnet_nic *nic)

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "trace.h"
 #include "vnet.h"
 
 /* The NIC @nic_id, if the caller may change or read its routes. */
@@ -51,6 +52,7 @@ int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
 	else if (slot < 0)
 		err = -ENOSPC;
 	mutex_unlock(&nic->fw_lock);
+	trace_vnet_route(nic_id, peer_id, mac, err);
 out:
 	mutex_unlock(&vnet_nics_lock);
 	return err;
@@ -70,6 +72,7 @@ int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only)
 		if (!vnet_fw_route_del(&nic->fw, peer_id, vnet_card_now()))
 			err = -ENOENT;
 		mutex_unlock(&nic->fw_lock);
+		trace_vnet_route(nic_id, peer_id, NULL, err);
 	}
 	mutex_unlock(&vnet_nics_lock);
 	return err;

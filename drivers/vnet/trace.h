@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of the endpoint cache: where a fault's time goes, and what
- * the frames were doing while a fault waited for one.
+ * vnet's tracepoints (Documentation/vnet/abi.rst, "Tracepoints"): the
+ * endpoint cache -- where a fault's time goes, what the frames were doing
+ * while a fault waited for one, evictions and their flushes -- and what an
+ * operator looks for on the wire: refusals, retransmissions, messages
+ * returned, route changes.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM vnet
@@ -9,6 +12,7 @@
 #if !defined(_VNET_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _VNET_TRACE_H
 
+#include <linux/if_ether.h>
 #include <linux/tracepoint.h>
 
 #include "vnet.h"
@@ -79,6 +83,187 @@ TRACE_EVENT(vnet_frame_wait,
 				       { VNET_WAIT_SLICE, "slice" },
 				       { VNET_WAIT_MOVE, "move" }),
 		      __entry->late_ns)
+);
+
+/*
+ * An endpoint left its frame: as the victim of @newcomer's fault (the
+ * index, -1 when it is being closed), served or not since it was loaded.
+ * The flush and the copy out are the times of its vnet_flush and the
+ * copy; a closing endpoint is dropped without either.
+ */
+TRACE_EVENT(vnet_evict,
+	    TP_PROTO(const struct vnet_ep *victim, int frame,
+		     const struct vnet_ep *newcomer, bool served,
+		     u64 unload_ns),
+	    TP_ARGS(victim, frame, newcomer, served, unload_ns),
+	    TP_STRUCT__entry(__field(u32, nic)
+			     __field(u32, ep)
+			     __field(int, frame)
+			     __field(int, newcomer)
+			     __field(bool, served)
+			     __field(u64, unload_ns)),
+	    TP_fast_assign(__entry->nic = victim->nic->id;
+			   __entry->ep = victim->index;
+			   __entry->frame = frame;
+			   __entry->newcomer = newcomer ? newcomer->index : -1;
+			   __entry->served = served;
+			   __entry->unload_ns = unload_ns;),
+	    TP_printk("vnet%u ep %u frame %d for %d%s unload %llu ns",
+		      __entry->nic, __entry->ep, __entry->frame,
+		      __entry->newcomer,
+		      __entry->served ? " (served)" : " (unserved)",
+		      __entry->unload_ns)
+);
+
+/*
+ * The flush rule's wait before an endpoint leaves frame @frame: for the
+ * @unresolved messages it had on the wire to be answered.  @err is 0, or
+ * why the eviction gave up (-EINTR, -ENODEV) and the endpoint stayed.
+ */
+TRACE_EVENT(vnet_flush,
+	    TP_PROTO(const struct vnet_ep *ep, int frame, u32 unresolved,
+		     u64 waited_ns, int err),
+	    TP_ARGS(ep, frame, unresolved, waited_ns, err),
+	    TP_STRUCT__entry(__field(u32, nic)
+			     __field(u32, ep)
+			     __field(int, frame)
+			     __field(u32, unresolved)
+			     __field(u64, waited_ns)
+			     __field(int, err)),
+	    TP_fast_assign(__entry->nic = ep->nic->id;
+			   __entry->ep = ep->index;
+			   __entry->frame = frame;
+			   __entry->unresolved = unresolved;
+			   __entry->waited_ns = waited_ns;
+			   __entry->err = err;),
+	    TP_printk("vnet%u ep %u frame %d unresolved %u waited %llu ns err %d",
+		      __entry->nic, __entry->ep, __entry->frame,
+		      __entry->unresolved, __entry->waited_ns, __entry->err)
+);
+
+TRACE_DEFINE_ENUM(VNET_NACK_QUEUE_FULL);
+TRACE_DEFINE_ENUM(VNET_NACK_NOT_RESIDENT);
+TRACE_DEFINE_ENUM(VNET_NACK_RESYNC);
+TRACE_DEFINE_ENUM(VNET_NACK_RESTART);
+
+#define vnet_show_nack(r)						\
+	__print_symbolic(r,						\
+			 { VNET_NACK_QUEUE_FULL, "queue_full" },	\
+			 { VNET_NACK_NOT_RESIDENT, "not_resident" },	\
+			 { VNET_NACK_RESYNC, "resync" },		\
+			 { VNET_NACK_RESTART, "restart" })
+
+/* A DATA packet refused: by this NIC (sent), or by @peer (received). */
+TRACE_EVENT(vnet_nack,
+	    TP_PROTO(const struct vnet_nic *nic, const struct vnet_fw_event *ev),
+	    TP_ARGS(nic, ev),
+	    TP_STRUCT__entry(__field(u32, nic)
+			     __field(bool, sent)
+			     __field(u32, peer)
+			     __field(u8, channel)
+			     __field(u32, seq)
+			     __field(u8, reason)),
+	    TP_fast_assign(__entry->nic = nic->id;
+			   __entry->sent = ev->type == VNET_FW_EV_NACK_TX;
+			   __entry->peer = ev->peer;
+			   __entry->channel = ev->channel;
+			   __entry->seq = ev->seq;
+			   __entry->reason = ev->reason;),
+	    TP_printk("vnet%u %s NIC %u channel %u seq %u %s",
+		      __entry->nic, __entry->sent ? "refused" : "refused by",
+		      __entry->peer, __entry->channel, __entry->seq,
+		      vnet_show_nack(__entry->reason))
+);
+
+/*
+ * A DATA packet sent again: on the timer after @retries transmissions
+ * nobody answered (0: the last was refused), or at once on a RESUME.
+ */
+TRACE_EVENT(vnet_retransmit,
+	    TP_PROTO(const struct vnet_nic *nic, const struct vnet_fw_event *ev),
+	    TP_ARGS(nic, ev),
+	    TP_STRUCT__entry(__field(u32, nic)
+			     __field(u32, peer)
+			     __field(u8, channel)
+			     __field(u32, seq)
+			     __field(u32, retries)
+			     __field(bool, resumed)),
+	    TP_fast_assign(__entry->nic = nic->id;
+			   __entry->peer = ev->peer;
+			   __entry->channel = ev->channel;
+			   __entry->seq = ev->seq;
+			   __entry->retries = ev->retries;
+			   __entry->resumed = ev->resumed;),
+	    TP_printk("vnet%u to NIC %u channel %u seq %u retries %u%s",
+		      __entry->nic, __entry->peer, __entry->channel,
+		      __entry->seq, __entry->retries,
+		      __entry->resumed ? " (resume)" : "")
+);
+
+TRACE_DEFINE_ENUM(VNET_RET_NONE);
+TRACE_DEFINE_ENUM(VNET_RET_BAD_TAG);
+TRACE_DEFINE_ENUM(VNET_RET_NO_SLOT);
+TRACE_DEFINE_ENUM(VNET_RET_NO_ENDPOINT);
+TRACE_DEFINE_ENUM(VNET_RET_BAD_DESC);
+TRACE_DEFINE_ENUM(VNET_RET_BAD_TOKEN);
+TRACE_DEFINE_ENUM(VNET_RET_UNREACHABLE);
+TRACE_DEFINE_ENUM(VNET_RET_BAD_SEGMENT);
+TRACE_DEFINE_ENUM(VNET_RET_TOO_LARGE);
+TRACE_DEFINE_ENUM(VNET_RET_BUSY);
+
+/* A message written back to its sender, with the reason it gets. */
+TRACE_EVENT(vnet_returned,
+	    TP_PROTO(const struct vnet_nic *nic, const struct vnet_fw_event *ev),
+	    TP_ARGS(nic, ev),
+	    TP_STRUCT__entry(__field(u32, nic)
+			     __field(u32, ep)
+			     __field(u32, dst_nic)
+			     __field(u32, dst_ep)
+			     __field(u8, reason)),
+	    TP_fast_assign(__entry->nic = nic->id;
+			   __entry->ep = ev->src.ep;
+			   __entry->dst_nic = ev->dst.nic;
+			   __entry->dst_ep = ev->dst.ep;
+			   __entry->reason = ev->reason;),
+	    TP_printk("vnet%u ep %u to %u:%u %s",
+		      __entry->nic, __entry->ep, __entry->dst_nic,
+		      __entry->dst_ep,
+		      __print_symbolic(__entry->reason,
+				       { VNET_RET_NONE, "none" },
+				       { VNET_RET_BAD_TAG, "bad_tag" },
+				       { VNET_RET_NO_SLOT, "no_slot" },
+				       { VNET_RET_NO_ENDPOINT, "no_endpoint" },
+				       { VNET_RET_BAD_DESC, "bad_desc" },
+				       { VNET_RET_BAD_TOKEN, "bad_token" },
+				       { VNET_RET_UNREACHABLE, "unreachable" },
+				       { VNET_RET_BAD_SEGMENT, "bad_segment" },
+				       { VNET_RET_TOO_LARGE, "too_large" },
+				       { VNET_RET_BUSY, "busy" }))
+);
+
+/*
+ * A route to NIC @peer added (at @mac) or deleted; @err is the ioctl's
+ * result, so a refused change shows too.
+ */
+TRACE_EVENT(vnet_route,
+	    TP_PROTO(u32 nic, u32 peer, const u8 *mac, int err),
+	    TP_ARGS(nic, peer, mac, err),
+	    TP_STRUCT__entry(__field(u32, nic)
+			     __field(u32, peer)
+			     __field(bool, add)
+			     __array(u8, mac, ETH_ALEN)
+			     __field(int, err)),
+	    TP_fast_assign(__entry->nic = nic;
+			   __entry->peer = peer;
+			   __entry->add = mac;
+			   if (mac)
+				memcpy(__entry->mac, mac, ETH_ALEN);
+			   else
+				memset(__entry->mac, 0, ETH_ALEN);
+			   __entry->err = err;),
+	    TP_printk("vnet%u %s NIC %u at %pM err %d", __entry->nic,
+		      __entry->add ? "add" : "del", __entry->peer,
+		      __entry->mac, __entry->err)
 );
 
 #endif /* _VNET_TRACE_H */

@@ -53,6 +53,30 @@ static u64 sim_pause(void *ctx)
 	return sim->net ? sim->net->now : sim->now;
 }
 
+static void sim_event_ops(void *ctx, const struct vnet_fw_event *ev)
+{
+	struct sim_nic *sim = ctx;
+
+	sim->events[sim->nr_events++ % SIM_EVENTS] = *ev;
+	if (ev->type < sizeof(sim->events_of) / sizeof(sim->events_of[0]))
+		sim->events_of[ev->type]++;
+}
+
+/* The @nth (from 0) of the events of @type still kept, or NULL. */
+const struct vnet_fw_event *sim_event(const struct sim_nic *sim, u32 type,
+				      u32 nth)
+{
+	u32 i = sim->nr_events > SIM_EVENTS ? sim->nr_events - SIM_EVENTS : 0;
+
+	for (; i < sim->nr_events; i++) {
+		const struct vnet_fw_event *ev = &sim->events[i % SIM_EVENTS];
+
+		if (ev->type == type && !nth--)
+			return ev;
+	}
+	return NULL;
+}
+
 static const struct vnet_fw_ops sim_ops = {
 	.lookup = sim_lookup,
 	.request_fault = sim_request_fault,
@@ -61,6 +85,7 @@ static const struct vnet_fw_ops sim_ops = {
 	.notify_flushed = sim_notify_flushed,
 	.random = sim_random,
 	.pause = sim_pause,
+	.event = sim_event_ops,
 };
 
 /* NIC n's Ethernet address: 02:00:00:00:hi:lo, locally administered. */

@@ -23,6 +23,8 @@ struct sim_ep {
 
 struct sim_net;
 
+#define SIM_EVENTS	256
+
 struct sim_nic {
 	struct vnet_fw_nic fw;
 	u64 now;
@@ -37,6 +39,10 @@ struct sim_nic {
 	u32 pauses;			/* a round paused between turns */
 	void (*on_pause)(struct sim_nic *sim);	/* what the host does then */
 	u32 seed;			/* for initial sequence numbers */
+	/* What the firmware reported: the latest SIM_EVENTS, and counts. */
+	struct vnet_fw_event events[SIM_EVENTS];
+	u32 nr_events;			/* ever; events[] wraps */
+	u32 events_of[VNET_FW_EV_RETURNED + 1];
 };
 
 #define SIM_CHANNELS	8
@@ -56,5 +62,7 @@ const struct vnet_desc *sim_peek(struct sim_nic *sim, u32 ep, unsigned int q);
 const void *sim_payload(struct sim_nic *sim, u32 ep, unsigned int q);
 void sim_consume(struct sim_nic *sim, u32 ep, unsigned int q);
 u32 sim_run(struct sim_nic *sim, u32 max_rounds);
+const struct vnet_fw_event *sim_event(const struct sim_nic *sim, u32 type,
+				      u32 nth);
 
 #endif /* _VNET_FW_SIM_H */
