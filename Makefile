@@ -8,9 +8,13 @@
 # make bench-mapd the mapper's convergence against node count, simulated
 # make bench-cluster  vnet beside TCP between two nodes of a cluster of VMs
 # make setup      install the Debian packages all of this needs
+# make KVER=R ... the same for kernel release R (README.md)
 
-KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1 | sed 's|.*/linux-headers-||')
+# The kernel to build for and to boot the test VMs with: one setting for
+# both (tools/testing/kver: by default the newest with headers and image).
+KVER ?= $(shell tools/testing/kver)
 KDIR ?= /usr/src/linux-headers-$(KVER)
+export KVER
 PREFIX ?= /usr/local
 
 MODULE := vnet.ko
@@ -34,6 +38,25 @@ module:
 
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+
+# kbuild writes objects next to the sources: a vnet.ko for another kernel
+# (the debug kernel, or another release) is built from a copy of them, so
+# it and the tree's coexist.  rsync copies changed files only.
+copy_module_src = rsync -a --delete --prune-empty-dirs \
+	--exclude=/firmware/test/ --exclude=/drivers/vnet/test/ \
+	--include='*/' --include='*.[ch]' --include=/Kbuild --exclude='*' \
+	Kbuild drivers firmware uapi $(1)/
+
+# vnet.ko for kernel $(KVER) in build/kver/$(KVER)/, beside the tree's
+# (make check builds and tests one for every other kernel installed).
+KVER_SRC = build/kver/$(KVER)/src
+
+.PHONY: kver-module
+kver-module:
+	@mkdir -p $(KVER_SRC)
+	$(call copy_module_src,$(KVER_SRC))
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KVER_SRC) modules
+	cp $(KVER_SRC)/vnet.ko build/kver/$(KVER)/vnet.ko
 
 # libvnet and its examples; vnetctl and the selftests link it.
 lib:
@@ -152,6 +175,7 @@ clean:
 # against it in build/debug/, and the VM selftests plus a fault-injection
 # pass on it.
 DEBUG_KERNEL := tools/testing/debug-kernel/build
+
 DEBUG_SRC := build/debug/src
 
 .PHONY: debug-kernel debug-module debug-tests check-debug
@@ -159,14 +183,9 @@ DEBUG_SRC := build/debug/src
 debug-kernel:
 	@$(DEBUG_KERNEL) >/dev/null
 
-# kbuild writes objects next to the sources: build from a copy of them, so
-# the Debian and the debug vnet.ko coexist.  rsync copies changed files only.
 debug-module: debug-kernel
 	@mkdir -p $(DEBUG_SRC)
-	rsync -a --delete --prune-empty-dirs --exclude=/firmware/test/ \
-		--exclude=/drivers/vnet/test/ \
-		--include='*/' --include='*.[ch]' --include=/Kbuild --exclude='*' \
-		Kbuild drivers firmware uapi $(DEBUG_SRC)/
+	$(call copy_module_src,$(DEBUG_SRC))
 	$(MAKE) -C $$($(DEBUG_KERNEL) --path) M=$(CURDIR)/$(DEBUG_SRC) modules
 	cp $(DEBUG_SRC)/vnet.ko build/debug/vnet.ko
 

@@ -17,6 +17,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "vnet.h"
 
 /* What an open file is bound to: nothing yet, an endpoint or a priv one. */
@@ -174,7 +175,7 @@ static int vnet_mmap_staging(struct vm_area_struct *vma, void *staging)
 		if (err)
 			return err;
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	return 0;
 }
 
@@ -195,7 +196,8 @@ static int vnet_mmap(struct file *file, struct vm_area_struct *vma)
 	 * (O_DIRECT, io_uring, segment registration) refuses.
 	 */
 	if (off == ep->frame_off && len == VNET_FRAME_SIZE) {
-		vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
+		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND |
+				       VM_DONTDUMP);
 		vma->vm_ops = &vnet_frame_vm_ops;
 		vma->vm_private_data = ep;
 		return 0;

@@ -12,7 +12,13 @@
 
 #include "vnet.h"
 
-static struct class *vnet_class;
+/*
+ * Registered, not class_create()d: class_create() lost its owner argument
+ * in 6.4, class_register() is the same on every kernel vnet supports.
+ */
+static struct class vnet_class = {
+	.name = "vnet",
+};
 
 static const char * const vnet_ep_state_names[] = {
 	[VNET_EP_NONRESIDENT] = "nonresident",
@@ -324,7 +330,7 @@ int vnet_sysfs_add_ep(struct vnet_ep *ep)
 
 int vnet_sysfs_add_nic(struct vnet_nic *nic)
 {
-	nic->dev = device_create_with_groups(vnet_class, NULL, MKDEV(0, 0), nic,
+	nic->dev = device_create_with_groups(&vnet_class, NULL, MKDEV(0, 0), nic,
 					     vnet_nic_groups, "%s", nic->name);
 	if (IS_ERR(nic->dev))
 		return PTR_ERR(nic->dev);
@@ -352,11 +358,10 @@ int vnet_sysfs_init(void)
 	for (i = 0; i < ARRAY_SIZE(vnet_nic_stats); i++)
 		vnet_nic_stat_attrs[i] = &vnet_nic_stats[i].attr.attr;
 	vnet_nic_stat_attrs[i] = &dev_attr_rx_dropped.attr;
-	vnet_class = class_create(THIS_MODULE, "vnet");
-	return PTR_ERR_OR_ZERO(vnet_class);
+	return class_register(&vnet_class);
 }
 
 void vnet_sysfs_exit(void)
 {
-	class_destroy(vnet_class);
+	class_unregister(&vnet_class);
 }

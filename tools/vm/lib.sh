@@ -200,16 +200,20 @@ build_initramfs()
 # ---------------------------------------------------------------------------
 # Kernel and initramfs, both cached
 
-# The image to boot and its initramfs, for kernel image $kernel (the newest
-# /boot/vmlinuz-* if empty), building what is not cached in scratch
-# directory $1.  Sets kernel, kver, boot_kernel, initramfs.
+# The image to boot and its initramfs, for kernel image $kernel (if empty,
+# /boot/vmlinuz-$KVER, KVER being what make builds vnet.ko for:
+# tools/testing/kver), building what is not cached in scratch directory
+# $1.  Sets kernel, kver, boot_kernel, initramfs.
 vm_boot_files()
 {
-	local scratch=$1 cache key vmlinux
+	local scratch=$1 cache key vmlinux release
 
 	if [[ -z $kernel ]]; then
-		kernel=$(compgen -G '/boot/vmlinuz-*' | sort -V | tail -n 1) ||
-			die "no /boot/vmlinuz-* found; use --kernel"
+		release=${KVER:-$("$VM_DIR/../testing/kver")} ||
+			die "no kernel to boot; use --kernel"
+		kernel=/boot/vmlinuz-$release
+		[[ -f $kernel ]] ||
+			die "no $kernel: KVER=$release has no image; use --kernel"
 	fi
 	[[ -f $kernel && -r $kernel ]] || die "cannot read kernel image $kernel"
 
@@ -250,6 +254,20 @@ vm_boot_files()
 	touch -- "$initramfs"
 	[[ $boot_kernel != "$vmlinux" ]] || touch -- "$vmlinux"
 	find "$cache" -maxdepth 1 -type f -mtime +14 -delete 2>/dev/null || true
+}
+
+# Warns when the tree's vnet.ko was built for another kernel than the one
+# about to boot ($kver): its insmod would fail "Invalid module format".
+vm_check_module()
+{
+	local built
+
+	[[ -f $TREE/vnet.ko ]] || return 0
+	built=$(modinfo -F vermagic "$TREE/vnet.ko" 2>/dev/null) || return 0
+	built=${built%% *}
+	[[ $built == "$kver" ]] ||
+		echo "$PROG: warning: vnet.ko is built for $built, the VM boots" \
+		     "$kver (make KVER=$kver)" >&2
 }
 
 # ---------------------------------------------------------------------------

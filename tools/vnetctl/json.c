@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A minimal streaming JSON writer: objects, arrays, strings and integers,
- * with the commas placed for the caller.  Output is compact, one document
- * per line.
+ * A minimal streaming JSON writer: objects, arrays, strings, integers and
+ * rates, with the commas placed for the caller.  Output is compact, one
+ * document per line.
  */
 #include <inttypes.h>
+#include <math.h>
 
 #include "vnetctl.h"
 
@@ -91,4 +92,14 @@ void json_s64(struct json *j, const char *key, int64_t val)
 {
 	json_member(j, key);
 	fprintf(j->f, "%" PRId64, val);
+}
+
+/* Rates: three decimals are below anything a counter over a second shows. */
+void json_f64(struct json *j, const char *key, double val)
+{
+	json_member(j, key);
+	if (isfinite(val))
+		fprintf(j->f, "%.3f", val);
+	else
+		fputs("null", j->f);
 }

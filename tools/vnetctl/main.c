@@ -18,6 +18,12 @@ void vnetctl_usage(FILE *f)
 		"Commands:\n"
 		"  status [--json]         NICs, frame residency, paging counters and\n"
 		"                          endpoints, from " VNET_SYSFS_CLASS "\n"
+		"  top [--interval S] [--once] [--json] [-n COUNT]\n"
+		"                          live rates per NIC and busiest endpoints:\n"
+		"                          messages, faults, evictions, retransmits/s;\n"
+		"                          --interval seconds between screens (default\n"
+		"                          1), --once one screen, -n COUNT screens,\n"
+		"                          --json one object per screen; q quits\n"
 		"  cluster [--json] [--state-dir DIR] [IFNAME...]\n"
 		"                          the cluster as each interface's vnet-mapd\n"
 		"                          sees it: ids, MACs, leader, table, states\n"
@@ -135,6 +141,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "status"))
 		return vnetctl_cmd_status(argc - 1, argv + 1);
+	if (!strcmp(cmd, "top"))
+		return vnetctl_cmd_top(argc - 1, argv + 1);
 	if (!strcmp(cmd, "cluster"))
 		return vnetctl_cmd_cluster(argc - 1, argv + 1);
 	if (!strcmp(cmd, "bench"))

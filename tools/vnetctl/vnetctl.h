@@ -118,6 +118,9 @@ void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic);
 void vnetctl_print_ep(FILE *f, const struct vnetctl_nic *nic,
 		      const struct vnetctl_ep *ep);
 
+/* top.c */
+int vnetctl_cmd_top(int argc, char **argv);
+
 /* netcmd.c */
 int vnetctl_cmd_attach(int argc, char **argv);
 int vnetctl_cmd_detach(int argc, char **argv);
@@ -131,7 +134,7 @@ int vnetctl_cmd_cluster(int argc, char **argv);
 bool vnetctl_bench_wire_handles(const char *name);
 int vnetctl_cmd_bench_wire(int argc, char **argv);
 
-/* json.c: a minimal streaming writer, enough for status --json. */
+/* json.c: a minimal streaming writer, enough for status and top --json. */
 #define JSON_MAX_DEPTH		8
 
 struct json {
@@ -146,5 +149,6 @@ void json_close(struct json *j, char bracket);
 void json_str(struct json *j, const char *key, const char *val);
 void json_u64(struct json *j, const char *key, uint64_t val);
 void json_s64(struct json *j, const char *key, int64_t val);
+void json_f64(struct json *j, const char *key, double val);
 
 #endif /* _VNETCTL_H */
