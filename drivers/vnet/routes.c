@@ -52,7 +52,7 @@ int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
 	else if (slot < 0)
 		err = -ENOSPC;
 	mutex_unlock(&nic->fw_lock);
-	trace_vnet_route(nic_id, peer_id, mac, err);
+	trace_vnet_route(nic_id, peer_id, true, mac, err);
 out:
 	mutex_unlock(&vnet_nics_lock);
 	return err;
@@ -60,6 +60,7 @@ out:
 
 int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only)
 {
+	static const u8 no_mac[ETH_ALEN];
 	struct vnet_nic *nic;
 	int err = 0;
 
@@ -72,7 +73,7 @@ int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only)
 		if (!vnet_fw_route_del(&nic->fw, peer_id, vnet_card_now()))
 			err = -ENOENT;
 		mutex_unlock(&nic->fw_lock);
-		trace_vnet_route(nic_id, peer_id, NULL, err);
+		trace_vnet_route(nic_id, peer_id, false, no_mac, err);
 	}
 	mutex_unlock(&vnet_nics_lock);
 	return err;

@@ -242,12 +242,12 @@ TRACE_EVENT(vnet_returned,
 );
 
 /*
- * A route to NIC @peer added (at @mac) or deleted; @err is the ioctl's
- * result, so a refused change shows too.
+ * A route to NIC @peer added at @mac, or deleted (@mac all zero); @err is
+ * the ioctl's result, so a refused change shows too.
  */
 TRACE_EVENT(vnet_route,
-	    TP_PROTO(u32 nic, u32 peer, const u8 *mac, int err),
-	    TP_ARGS(nic, peer, mac, err),
+	    TP_PROTO(u32 nic, u32 peer, bool add, const u8 *mac, int err),
+	    TP_ARGS(nic, peer, add, mac, err),
 	    TP_STRUCT__entry(__field(u32, nic)
 			     __field(u32, peer)
 			     __field(bool, add)
@@ -255,11 +255,8 @@ TRACE_EVENT(vnet_route,
 			     __field(int, err)),
 	    TP_fast_assign(__entry->nic = nic;
 			   __entry->peer = peer;
-			   __entry->add = mac;
-			   if (mac)
-				memcpy(__entry->mac, mac, ETH_ALEN);
-			   else
-				memset(__entry->mac, 0, ETH_ALEN);
+			   __entry->add = add;
+			   memcpy(__entry->mac, mac, ETH_ALEN);
 			   __entry->err = err;),
 	    TP_printk("vnet%u %s NIC %u at %pM err %d", __entry->nic,
 		      __entry->add ? "add" : "del", __entry->peer,
