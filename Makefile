@@ -2,6 +2,7 @@
 #
 # make            build vnet.ko against Debian's linux-headers and the tools
 # make install    libvnet (library, headers, vnet.pc) into $(DESTDIR)$(PREFIX)
+# make dkms-install  vnet.ko through DKMS, for every kernel installed
 # make check      host unit tests, sparse, and the VM selftests
 # make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
@@ -44,8 +45,8 @@ sparse:
 # it and the tree's coexist.  rsync copies changed files only.
 copy_module_src = rsync -a --delete --prune-empty-dirs \
 	--exclude=/firmware/test/ --exclude=/drivers/vnet/test/ \
-	--include='*/' --include='*.[ch]' --include=/Kbuild --exclude='*' \
-	Kbuild drivers firmware uapi $(1)/
+	--include='*/' --include='*.[ch]' --include=/Kbuild --include=/VERSION \
+	--exclude='*' Kbuild VERSION drivers firmware uapi $(1)/
 
 # vnet.ko for kernel $(KVER) in build/kver/$(KVER)/, beside the tree's
 # (make check builds and tests one for every other kernel installed).
@@ -64,6 +65,31 @@ lib:
 
 install: lib
 	$(MAKE) -C tools/lib/vnet install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+# DKMS (dkms.conf): the module's sources in $(DESTDIR)/usr/src/vnet-
+# $(VERSION), then dkms builds and installs vnet.ko for every kernel
+# installed with its headers and image (tools/testing/kver), and for each
+# new kernel as it is installed.  dkms-uninstall takes it all away again.
+VERSION := $(shell cat VERSION)
+DKMS_SRC = $(DESTDIR)/usr/src/vnet-$(VERSION)
+
+.PHONY: dkms-src dkms-install dkms-uninstall
+dkms-src:
+	@mkdir -p $(DKMS_SRC)
+	$(call copy_module_src,$(DKMS_SRC))
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+
+dkms-install: dkms-src
+	dkms status -m vnet -v $(VERSION) | grep -q . || \
+		dkms add -m vnet -v $(VERSION)
+	for k in $$(tools/testing/kver --all); do \
+		dkms install -m vnet -v $(VERSION) -k $$k || exit 1; \
+	done
+
+dkms-uninstall:
+	! dkms status -m vnet -v $(VERSION) | grep -q . || \
+		dkms remove -m vnet -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 tools: lib
 	$(MAKE) -C tools/vnetctl

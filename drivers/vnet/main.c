@@ -281,3 +281,4 @@ module_exit(vnet_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Virtual networks for Active Messages");
+MODULE_VERSION(VNET_VERSION);
