@@ -3,6 +3,7 @@
 # make            build vnet.ko against Debian's linux-headers and the tools
 # make install    libvnet (library, headers, vnet.pc) into $(DESTDIR)$(PREFIX)
 # make dkms-install  vnet.ko through DKMS, for every kernel installed
+# make udev-install  /dev/vnet for group vnet (udev rule)
 # make check      host unit tests, sparse, and the VM selftests
 # make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
@@ -85,6 +86,19 @@ dkms-install: dkms-src
 	for k in $$(tools/testing/kver --all); do \
 		dkms install -m vnet -v $(VERSION) -k $$k || exit 1; \
 	done
+
+# /dev/vnet for group vnet (tools/udev/60-vnet.rules), the group made if
+# it does not exist; the rule applied at once where udev runs.
+UDEV_RULES ?= /etc/udev/rules.d
+
+.PHONY: udev-install
+udev-install:
+	install -D -m 0644 tools/udev/60-vnet.rules \
+		$(DESTDIR)$(UDEV_RULES)/60-vnet.rules
+	[ -n "$(DESTDIR)" ] || getent group vnet >/dev/null || \
+		groupadd --system vnet
+	[ -n "$(DESTDIR)" ] || ! udevadm control --reload 2>/dev/null || \
+		udevadm trigger --subsystem-match=misc --sysname-match=vnet
 
 dkms-uninstall:
 	! dkms status -m vnet -v $(VERSION) | grep -q . || \

@@ -252,7 +252,7 @@ TEST_F(priv, cap_to_make_then_the_file_for_its_nic)
 		uint32_t id = NIC_FREE;
 		int fd;
 
-		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		if (vnet_join_device_group(true) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(10);
 		fd = open("/dev/vnet", O_RDWR);
@@ -582,7 +582,7 @@ TEST(unnumbered_until_its_mapper_numbers_it)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		if (vnet_join_device_group(true) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(10);
 		_exit(ep_create_errno(id1) == EADDRNOTAVAIL ? 0 : 11);

@@ -44,11 +44,38 @@ modprobe sch_netem
 modprobe libcrc32c
 vmalloc_before=$(vmalloc_kb)
 
+# /dev/vnet's owner and mode as on a node with the udev rule installed
+# (make udev-install): systemd-udevd applies tools/udev/60-vnet.rules, from
+# /run/udev/rules.d, with a group vnet in a copy of /etc/group bound over
+# it (the host's root is read-only here).  udevd runs only while the module
+# loads: left running, it would apply its link policies (MAC addresses)
+# to the tests' veth pairs.
+udevd=/lib/systemd/systemd-udevd
+if [ -x "$udevd" ]; then
+	if ! getent group vnet >/dev/null; then
+		cp /etc/group /run/vnet-group &&
+			echo "vnet:x:979:" >>/run/vnet-group &&
+			mount --bind /run/vnet-group /etc/group
+	fi
+	mkdir -p /run/udev/rules.d &&
+		cp "$here/../tools/udev/60-vnet.rules" /run/udev/rules.d/ &&
+		"$udevd" --daemon
+fi
+
 # Quick retries, so "unreachable" comes in well under a second.
 # shellcheck disable=SC2086
 insmod "$ko" ${VNET_ARGS:-max_retries=50 retrans_ms=20}
 check $? insmod
 [ -c /dev/vnet ] || { echo "Bail out! no /dev/vnet"; exit 1; }
+if [ -x "$udevd" ]; then
+	udevadm settle -t 30
+	udevadm control --exit
+	[ "$(stat -c '%G %a' /dev/vnet)" = "vnet 660" ]
+	check $? udev_rule_gives_dev_vnet_to_group_vnet
+else
+	echo "ok $((n += 1)) # SKIP udev_rule_gives_dev_vnet_to_group_vnet: no $udevd"
+	chgrp 979 /dev/vnet && chmod 0660 /dev/vnet
+fi
 # vnet's own vmalloc areas, named by their callers: the loopback card's.
 vnet_areas=$(grep -c '\[vnet\]' /proc/vmallocinfo)
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Protection between users: two unprivileged users share /dev/vnet (mode
- * 0666) and NIC 0.  One cannot learn the other's tag from anything it may
- * read, nor reach the other's endpoint without it, nor take every endpoint
- * (max_endpoints_per_user); and what an endpoint costs the kernel is
- * charged to its creator's memory cgroup.
+ * Protection between users: /dev/vnet is its group's (the udev rule: group
+ * vnet, 0660), so a user outside it cannot open it; two unprivileged users
+ * of that group share NIC 0.  One cannot learn the other's tag from
+ * anything it may read, nor reach the other's endpoint without it, nor
+ * take every endpoint (max_endpoints_per_user); and what an endpoint costs
+ * the kernel is charged to its creator's memory cgroup.
  */
 #define _GNU_SOURCE		/* setresuid(), memmem() */
 #include <dirent.h>
@@ -32,15 +33,19 @@
 #define SCAN_DEPTH	8
 #define SCAN_FILE_MAX	(1 << 20)
 
-/* Leave root for @uid for good: no capabilities, no supplementary groups. */
-static int become(uid_t uid)
+/*
+ * Leave root for @uid for good: no capabilities, and of the supplementary
+ * groups only /dev/vnet's when @member, as a user the site lets create
+ * endpoints has.
+ */
+static int become_member(uid_t uid, bool member)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct caps[2];
 
-	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	if (vnet_join_device_group(member) || setresgid(uid, uid, uid) ||
 	    setresuid(uid, uid, uid))
 		return -1;
 	/* As after an exec: /proc/PID belongs to the user, not to root. */
@@ -49,6 +54,59 @@ static int become(uid_t uid)
 		return -1;
 	return caps[0].effective || caps[1].effective ||
 	       caps[0].permitted || caps[1].permitted ? -1 : 0;
+}
+
+static int become(uid_t uid)
+{
+	return become_member(uid, true);
+}
+
+/*
+ * The device is not everyone's: a user outside its group cannot open it,
+ * one in it can, and nobody but root can write its mode.
+ */
+TEST(device_is_its_group_s_alone)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	if (getuid())
+		SKIP(return, "needs root to become other users");
+	ASSERT_EQ(0, stat(VNET_DEVICE_PATH, &st));
+	EXPECT_EQ(0, st.st_mode & 0007);
+	EXPECT_NE(0, st.st_gid);
+	EXPECT_EQ(0660, st.st_mode & 0777);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd;
+
+		if (become_member(UID_B, false))
+			_exit(10);
+		fd = open(VNET_DEVICE_PATH, O_RDWR);
+		if (fd >= 0 || errno != EACCES)
+			_exit(11);
+		if (!chmod(VNET_DEVICE_PATH, 0666) || errno != EPERM)
+			_exit(12);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd;
+
+		if (become(UID_B))
+			_exit(10);
+		fd = open(VNET_DEVICE_PATH, O_RDWR);
+		_exit(fd < 0 ? 11 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* What the owner tells the test harness (not the other user). */

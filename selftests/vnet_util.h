@@ -4,10 +4,13 @@
 #define _VNET_SELFTEST_UTIL_H
 
 #include <dirent.h>
+#include <grp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -16,6 +19,20 @@
 #define VNET_SYSFS	"/sys/class/vnet/vnet0"
 #define VNET_DEBUGFS	"/sys/kernel/debug/vnet/vnet0"
 #define TEST_TAG	0x5eed0000cafeULL
+
+/*
+ * Of the supplementary groups keep only /dev/vnet's (the udev rule's group
+ * vnet), as a user the site lets create endpoints has; none unless
+ * @member.  Root, about to become an unprivileged user.
+ */
+static inline int vnet_join_device_group(bool member)
+{
+	struct stat st;
+
+	if (stat(VNET_DEVICE_PATH, &st))
+		return -1;
+	return setgroups(member ? 1 : 0, &st.st_gid);
+}
 
 static inline long long vnet_read_ll(const char *path)
 {
