@@ -18,7 +18,7 @@ void vnet_fw_start_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			  struct vnet_fw_send_chan *ch, u8 reason);
 void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c);
 void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			u32 c);
+			u32 c, bool resumed);
 bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
 				   const struct vnet_fw_send_chan *ch);
 void vnet_fw_xmit_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,

@@ -73,7 +73,8 @@ void vnet_fw_recv_publish(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 /*
  * Messages posted but not yet taken by the firmware?  The host asks this of
  * an endpoint it is about to evict or has just evicted; no side effects.
- * A head still going out as a train is taken, until its train ends.
+ * A head still going out as a train is taken, until its train ends:
+ * delivered, or its return written.
  */
 bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 			   const struct vnet_frame *frame)

@@ -129,6 +129,6 @@ void vnet_fw_rx_resume(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			continue;
 		ch->resumed = true;
 		nic->stats.resume_retransmits++;
-		vnet_fw_retransmit(nic, p, c);
+		vnet_fw_retransmit(nic, p, c, true);
 	}
 }

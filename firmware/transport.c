@@ -241,8 +241,12 @@ void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 			   ch->payload, ch->payload ? ch->msg.len : 0);
 }
 
-/* Send the message on channel @c to peer @p again, ahead of the ACK. */
-void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+/*
+ * Send the message on channel @c to peer @p again, ahead of the ACK: on
+ * the timer, or at once for the peer's RESUME (@resumed).
+ */
+void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			u32 c, bool resumed)
 {
 	const struct vnet_fw_send_chan *ch = &p->tx[c];
 
@@ -251,7 +255,7 @@ void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 	vnet_fw_report(nic, &(struct vnet_fw_event){
 		.type = VNET_FW_EV_RETRANSMIT,
 		.channel = c,
-		.resumed = ch->resumed,
+		.resumed = resumed,
 		.peer = p->nic_id,
 		.seq = ch->seq,
 		.retries = ch->retries,
@@ -704,7 +708,7 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		vnet_fw_start_return(nic, p, ch, VNET_RET_UNREACHABLE);
 		return;
 	}
-	vnet_fw_retransmit(nic, p, c);
+	vnet_fw_retransmit(nic, p, c, false);
 }
 
 /*

@@ -21,10 +21,6 @@
 struct vnet_fw_ep;
 
 /*
- * Services the host provides.  All are called from the firmware context
- * (with the host's firmware lock held) and must not sleep, except pause.
- */
-/*
  * Something an operator may want to see happen, for the host's tracing:
  * none of it is needed for the firmware to work, all of it is rare next
  * to messages delivered.
@@ -50,6 +46,10 @@ struct vnet_fw_event {
 	struct vnet_name dst;		/* RETURNED: where it was going */
 };
 
+/*
+ * Services the host provides.  All are called from the firmware context
+ * (with the host's firmware lock held) and must not sleep, except pause.
+ */
 struct vnet_fw_ops {
 	/* The local endpoint with this index, or NULL. */
 	struct vnet_fw_ep *(*lookup)(void *ctx, u32 ep_index);

@@ -28,10 +28,19 @@ ok()
 	fi
 }
 
+# What each step left in the ring buffer goes to $out/trace, and the
+# buffer starts empty for the next: no step's events overwrite another's.
+keep()
+{
+	cat "$tr/trace" >>"$out/trace"
+	echo >"$tr/trace"
+}
+
 # shellcheck disable=SC2317 # called through the EXIT trap
 cleanup()
 {
 	echo 0 >"$tr/events/vnet/enable" 2>/dev/null
+	echo "$buffer_kb" >"$tr/buffer_size_kb" 2>/dev/null
 	"$vnetctl" detach vnet1 2>/dev/null
 	"$vnetctl" detach vnet2 2>/dev/null
 	ip link del vtr0 2>/dev/null
@@ -44,6 +53,7 @@ if [ ! -d "$tr/events/vnet" ]; then
 	echo "1..0 # SKIP no vnet events in tracefs (CONFIG_TRACING off?)"
 	exit 0
 fi
+buffer_kb=$(cat "$tr/buffer_size_kb")
 echo 8192 >"$tr/buffer_size_kb"
 echo >"$tr/trace"
 echo 1 >"$tr/events/vnet/enable"
@@ -54,6 +64,7 @@ ok $? events_enabled
 "$vnetctl" bench paging --nic 0 --ratios 4 --seconds 1 --warmup 0.2 \
 	>"$out/paging" 2>&1
 ok $? paging_run
+keep
 
 # 2. 32 servers on NIC 1's 8 frames, their clients on NIC 2, through
 # loss: refusals "not resident", retransmissions, RESUMEs.
@@ -72,20 +83,25 @@ ok $? lossy_wire_up
 "$vnetctl" bench vnets --nic 1 --client-nic 2 --clients 32 --seconds 2 \
 	--warmup 0.5 >"$out/vnets" 2>&1
 ok $? lossy_wire_run
+keep
 
 # 3. A request to an endpoint NIC 1 does not have: returned to its sender.
 VNET_PEERS="1:60000:5" "$am_peers" send 2 --count 1 >"$out/returned" 2>&1
 grep -q "^peer 1:60000 sent 1 .* returned 1 " "$out/returned"
 ok $? request_to_no_endpoint_returned
 
-# 4. Route changes, one refused.
+# 4. Route changes, some refused: by the firmware, and before it.
 "$vnetctl" route del 2 --dev vnet1 &&
-	! "$vnetctl" route del 2 --dev vnet1 2>/dev/null
+	! "$vnetctl" route del 2 --dev vnet1 2>/dev/null &&
+	! "$vnetctl" route add 2 "$(cat /sys/class/net/vtr1/address)" \
+		--dev vnet9 2>/dev/null
 ok $? route_deleted_then_refused
 
 echo 0 >"$tr/events/vnet/enable"
-cat "$tr/trace" >"$out/trace"
-echo "# $(grep -c ': vnet_' "$out/trace") events traced"
+keep
+lost=$(cat "$tr"/per_cpu/cpu*/stats 2>/dev/null |
+	awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+echo "# $(grep -c ': vnet_' "$out/trace") events traced, $lost overwritten"
 
 # Each check: a name and a pattern (ERE) that a line of the trace must
 # match.  The fields come from the TP_printk formats in drivers/vnet/trace.h.
@@ -108,6 +124,7 @@ expect route_added "vnet_route: vnet1 add NIC 2 at $mac1 err 0"
 expect route_added_back "vnet_route: vnet2 add NIC 1 at $mac0 err 0"
 expect route_deleted 'vnet_route: vnet1 del NIC 2 at 00:00:00:00:00:00 err 0'
 expect route_del_refused 'vnet_route: vnet1 del NIC 2 at 00:00:00:00:00:00 err -2'
+expect route_add_to_no_nic_refused "vnet_route: vnet9 add NIC 2 at $mac1 err -19"
 # An evicted endpoint is never its own newcomer.
 ! grep -E 'vnet_evict: vnet[0-9]+ ep ([0-9]+) frame [0-9]+ for \1 ' "$out/trace" >/dev/null
 ok $? evict_never_for_itself

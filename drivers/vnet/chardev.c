@@ -98,7 +98,9 @@ static bool vnet_ep_is_resident(struct vnet_ep *ep)
  * munmap; the retried fault then finds the endpoint resident.  Without
  * mmap_lock nothing keeps the mapping, hence the file, the endpoint and
  * this module: pin the file, as the core mm does when it drops the lock
- * for I/O.
+ * for I/O.  The lock held here is always mmap_lock: a fault under a
+ * per-VMA lock (6.4 on) never reaches ->fault of a mapping without
+ * ->map_pages, the core retries it under mmap_lock (vmf_can_call_fault()).
  */
 static vm_fault_t vnet_frame_fault_unlocked(struct vm_fault *vmf,
 					    struct vnet_ep *ep)

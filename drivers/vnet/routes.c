@@ -31,8 +31,10 @@ int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
 	struct vnet_nic *nic;
 	int slot, err = 0;
 
-	if (peer_id > VNET_MAX_NIC_ID || !is_valid_ether_addr(mac))
-		return -EINVAL;
+	if (peer_id > VNET_MAX_NIC_ID || !is_valid_ether_addr(mac)) {
+		err = -EINVAL;
+		goto refused;
+	}
 	mutex_lock(&vnet_nics_lock);
 	nic = vnet_route_nic(nic_id, only, &err);
 	if (!err && !nic->link) {
@@ -52,9 +54,10 @@ int vnet_route_add(u32 nic_id, u32 peer_id, const u8 *mac,
 	else if (slot < 0)
 		err = -ENOSPC;
 	mutex_unlock(&nic->fw_lock);
-	trace_vnet_route(nic_id, peer_id, true, mac, err);
 out:
 	mutex_unlock(&vnet_nics_lock);
+refused:
+	trace_vnet_route(nic_id, peer_id, true, mac, err);
 	return err;
 }
 
@@ -64,8 +67,10 @@ int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only)
 	struct vnet_nic *nic;
 	int err = 0;
 
-	if (peer_id > VNET_MAX_NIC_ID)
-		return -EINVAL;
+	if (peer_id > VNET_MAX_NIC_ID) {
+		err = -EINVAL;
+		goto refused;
+	}
 	mutex_lock(&vnet_nics_lock);
 	nic = vnet_route_nic(nic_id, only, &err);
 	if (nic) {
@@ -73,9 +78,10 @@ int vnet_route_del(u32 nic_id, u32 peer_id, struct vnet_nic *only)
 		if (!vnet_fw_route_del(&nic->fw, peer_id, vnet_card_now()))
 			err = -ENOENT;
 		mutex_unlock(&nic->fw_lock);
-		trace_vnet_route(nic_id, peer_id, false, no_mac, err);
 	}
 	mutex_unlock(&vnet_nics_lock);
+refused:
+	trace_vnet_route(nic_id, peer_id, false, no_mac, err);
 	return err;
 }
 

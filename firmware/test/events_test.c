@@ -55,19 +55,23 @@ TEST_F(pair, a_return_names_its_sender_destination_and_reason)
 /*
  * The receiver off the card: the same refusal seen from both sides, with
  * the same channel and sequence number; its RESUME brings a retransmission
- * that says it came from the RESUME.
+ * that says it came from the RESUME, and when that one is lost the
+ * timer's that follows says it did not.
  */
 TEST_F(pair, a_refusal_is_seen_on_both_sides_and_a_resume_retransmits)
 {
 	struct vnet_desc d = sim_request(2);
 	const struct vnet_fw_event *tx, *rx, *re;
+	u64 start;
 
 	self->b->auto_fault = false;
 	sim_unload(self->b, 1);
 	sim_net_run_for(&self->net, 200);
 	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
-	while (!self->a->events_of[VNET_FW_EV_NACK_RX])
+	while (!self->a->events_of[VNET_FW_EV_NACK_RX]) {
+		ASSERT_GT(10 * self->a->fw.quantum, self->net.now);
 		sim_net_step(&self->net, 20);
+	}
 	tx = sim_event(self->b, VNET_FW_EV_NACK_TX, 0);
 	rx = sim_event(self->a, VNET_FW_EV_NACK_RX, 0);
 	ASSERT_NE(NULL, tx);
@@ -80,14 +84,29 @@ TEST_F(pair, a_refusal_is_seen_on_both_sides_and_a_resume_retransmits)
 	EXPECT_EQ(tx->seq, rx->seq);
 
 	sim_load(self->b, 1);
-	while (!sim_peek(self->b, 1, VNET_Q_REQ_RECV))
-		sim_net_step(&self->net, 20);
-	EXPECT_EQ(1, self->a->events_of[VNET_FW_EV_RETRANSMIT]);
+	start = self->net.now;
+	while (!self->a->events_of[VNET_FW_EV_RETRANSMIT]) {
+		ASSERT_GT(self->a->fw.quantum, self->net.now - start);
+		sim_net_step(&self->net, 1);
+	}
 	re = sim_event(self->a, VNET_FW_EV_RETRANSMIT, 0);
 	ASSERT_NE(NULL, re);
 	EXPECT_TRUE(re->resumed);
 	EXPECT_EQ(1, re->peer);
 	EXPECT_EQ(rx->channel, re->channel);
+	EXPECT_EQ(rx->seq, re->seq);
+
+	/* That retransmission is lost: the timer's next one is its own. */
+	self->net.qlen = 0;
+	while (!sim_peek(self->b, 1, VNET_Q_REQ_RECV)) {
+		ASSERT_GT(20 * self->a->fw.quantum, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	EXPECT_EQ(2, self->a->events_of[VNET_FW_EV_RETRANSMIT]);
+	re = sim_event(self->a, VNET_FW_EV_RETRANSMIT, 1);
+	ASSERT_NE(NULL, re);
+	EXPECT_FALSE(re->resumed);
+	EXPECT_EQ(1, re->retries);
 	EXPECT_EQ(rx->seq, re->seq);
 }
 

@@ -256,18 +256,19 @@ vm_boot_files()
 	find "$cache" -maxdepth 1 -type f -mtime +14 -delete 2>/dev/null || true
 }
 
-# Warns when the tree's vnet.ko was built for another kernel than the one
-# about to boot ($kver): its insmod would fail "Invalid module format".
+# Warns when the module the guest will load -- $VNET_KO if the caller
+# says, else the tree's vnet.ko -- was built for another kernel than the
+# one about to boot ($kver): its insmod would fail "Invalid module format".
 vm_check_module()
 {
-	local built
+	local ko=${VNET_KO:-$TREE/vnet.ko} built
 
-	[[ -f $TREE/vnet.ko ]] || return 0
-	built=$(modinfo -F vermagic "$TREE/vnet.ko" 2>/dev/null) || return 0
+	[[ -f $ko ]] || return 0
+	built=$(modinfo -F vermagic "$ko" 2>/dev/null) || return 0
 	built=${built%% *}
 	[[ $built == "$kver" ]] ||
-		echo "$PROG: warning: vnet.ko is built for $built, the VM boots" \
-		     "$kver (make KVER=$kver)" >&2
+		echo "$PROG: warning: ${ko##*/} is built for $built, the VM" \
+		     "boots $kver (make KVER=$kver)" >&2
 }
 
 # ---------------------------------------------------------------------------

@@ -352,9 +352,9 @@ static void amv_xfer_seg(struct amvnet_ep *ep, struct vnet_desc *last,
 			       dest_offset + done, true);
 		done += VNET_XFER_MAX;
 		/*
-		 * The firmware writes a return before it lets the entry go,
-		 * unless this endpoint was off the card as the piece came
-		 * back: then the next piece ends the transfer.
+		 * The firmware writes a piece's return before it lets the
+		 * entry go (abi.rst), so a piece that came back is seen
+		 * here, before the next is posted.
 		 */
 		amv_wait_taken(ep, VNET_Q_REQ_SEND);
 		amv_service(ep);
@@ -365,7 +365,7 @@ static void amv_xfer_seg(struct amvnet_ep *ep, struct vnet_desc *last,
 		amv_post_piece(ep, last, src + done, (uint32_t)(nbytes - done),
 			       dest_offset + done, true);
 		amv_wait_taken(ep, VNET_Q_REQ_SEND);
-		/* A late return of the piece before it, reported as such. */
+		/* Its return, if it came back, while xfer_last names it. */
 		amv_service(ep);
 	}
 	ep->xfer_last = NULL;
