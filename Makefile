@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            build vnet.ko against Debian's linux-headers and the tools
-# make install    libvnet (library, headers, vnet.pc) into $(DESTDIR)$(PREFIX)
+# make install    libvnet (library, headers, vnet.pc) and the man pages
+#                 into $(DESTDIR)$(PREFIX)
 # make dkms-install  vnet.ko through DKMS, for every kernel installed
 # make udev-install  /dev/vnet for group vnet (udev rule)
 # make check      host unit tests, sparse, and the VM selftests
@@ -64,8 +65,15 @@ kver-module:
 lib:
 	$(MAKE) -C tools/lib/vnet all examples
 
+MAN_PAGES := Documentation/man/vnetctl.8 Documentation/man/vnet.4 \
+	     Documentation/man/libvnet.3
+
 install: lib
 	$(MAKE) -C tools/lib/vnet install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	for m in $(MAN_PAGES); do \
+		install -D -m 0644 $$m \
+			$(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; \
+	done
 
 # DKMS (dkms.conf): the module's sources in $(DESTDIR)/usr/src/vnet-
 # $(VERSION), then dkms builds and installs vnet.ko for every kernel
