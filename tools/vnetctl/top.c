@@ -450,6 +450,7 @@ int vnetctl_cmd_top(int argc, char **argv)
 			goto sysfs_failed;
 		free_view(&v);
 		if (make_view(&a, &b, o.json, &v)) {
+			drop(&b);
 			vnetctl_err(ENOMEM, "top");
 			ret = VNETCTL_EXIT_FAIL;
 			break;

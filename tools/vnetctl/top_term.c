@@ -8,9 +8,9 @@
  * flicker as clearing the whole screen first would.  No alternate screen:
  * the last view stays on the terminal after top ends, as with -n COUNT.
  *
- * Whatever way top ends (q, SIGINT, SIGTERM, SIGHUP, an error, exit()),
- * the terminal is given back as it was; Ctrl-Z gives it back too, and fg
- * takes it again.  The signals are blocked except while ppoll() waits, so
+ * Whatever way top ends (q, SIGINT, SIGQUIT, SIGTERM, SIGHUP, an error,
+ * exit()), the terminal is given back as it was; Ctrl-Z gives it back
+ * too, and fg takes it again.  The signals are blocked except while ppoll() waits, so
  * one that comes while sysfs is read is not lost until the next deadline.
  */
 #include <errno.h>
@@ -108,8 +108,8 @@ void top_term_restore(void)
  */
 void top_term_start(bool want_redraw)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGTSTP,
-				    SIGWINCH };
+	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP,
+				    SIGTSTP, SIGWINCH };
 	sigset_t block;
 	size_t i;
 

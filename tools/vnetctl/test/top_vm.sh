@@ -277,6 +277,10 @@ else
 	check "top starts in tmux again" start int
 	kill -INT "$toppid"
 	check "SIGINT ends top, status 0, terminal restored" stopped int
+
+	check "top starts in tmux a third time" start quit
+	kill -QUIT "$toppid"
+	check "SIGQUIT ends top, status 0, terminal restored" stopped quit
 fi
 
 kill "$bench" 2>/dev/null
