@@ -58,7 +58,7 @@ static void sim_event_ops(void *ctx, const struct vnet_fw_event *ev)
 	struct sim_nic *sim = ctx;
 
 	sim->events[sim->nr_events++ % SIM_EVENTS] = *ev;
-	if (ev->type < sizeof(sim->events_of) / sizeof(sim->events_of[0]))
+	if (ev->type < ARRAY_SIZE(sim->events_of))
 		sim->events_of[ev->type]++;
 }
 
