@@ -79,18 +79,25 @@ fi
 # vnet's own vmalloc areas, named by their callers: the loopback card's.
 vnet_areas=$(grep -c '\[vnet\]' /proc/vmallocinfo)
 
+# Each program, and how long it took: the debug kernel's lane is slow.
+run_timed() {
+	t0=$(date +%s)
+	"$here/$1" || failed=1
+	echo "# $1: $(($(date +%s) - t0)) s"
+}
+
 for t in ioctl_test paging_test lifetime_test wire_test user_test priv_test \
 	 frag_test; do
-	"$here/$t" || failed=1
+	run_timed $t
 done
 
 # libvnet, the AM-II library over the endpoints, and its examples.
 for t in am_test am_msg_test am_wait_test; do
-	"$here/$t" || failed=1
+	run_timed $t
 done
 
 # The tracepoints, as tracefs shows them.
-"$here/trace_test.sh" || failed=1
+run_timed trace_test.sh
 
 # rmmod must be refused while a file on /dev/vnet is open, and the module
 # must then still work.
