@@ -66,7 +66,7 @@ lib:
 	$(MAKE) -C tools/lib/vnet all examples
 
 MAN_PAGES := Documentation/man/vnetctl.8 Documentation/man/vnet.4 \
-	     Documentation/man/libvnet.3
+	     Documentation/man/libvnet.3 Documentation/man/vnet-mapd.8
 
 install: lib
 	$(MAKE) -C tools/lib/vnet install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
