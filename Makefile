@@ -5,6 +5,7 @@
 #                 into $(DESTDIR)$(PREFIX)
 # make dkms-install  vnet.ko through DKMS, for every kernel installed
 # make udev-install  /dev/vnet for group vnet (udev rule)
+# make deb        Debian packages in build/deb/ (debian/), lintian-checked
 # make check      host unit tests, sparse, and the VM selftests
 # make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
@@ -66,7 +67,7 @@ lib:
 	$(MAKE) -C tools/lib/vnet all examples
 
 MAN_PAGES := Documentation/man/vnetctl.8 Documentation/man/vnet.4 \
-	     Documentation/man/libvnet.3
+	     Documentation/man/libvnet.3 Documentation/man/vnet-mapd.8
 
 install: lib
 	$(MAKE) -C tools/lib/vnet install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
@@ -94,6 +95,23 @@ dkms-install: dkms-src
 	for k in $$(tools/testing/kver --all); do \
 		dkms install -m vnet -v $(VERSION) -k $$k || exit 1; \
 	done
+
+# The Debian packages (debian/): vnet-dkms, vnet-utils, libvnet1 and
+# libvnet-dev, built by dpkg-buildpackage from a copy of the tree's files
+# in build/deb/ (where it leaves them), then checked by lintian.  The
+# package's version is VERSION's.
+DEB_DIR := build/deb
+DEB_SRC = $(DEB_DIR)/vnet-$(VERSION)
+
+.PHONY: deb
+deb:
+	@[ "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" ] || \
+		{ echo "debian/changelog is not at VERSION $(VERSION)" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	git ls-files -z --cached --others --exclude-standard | \
+		rsync -a --from0 --files-from=- . $(DEB_SRC)/
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on warning,error $(DEB_DIR)/vnet_$(VERSION)_*.changes
 
 # /dev/vnet for group vnet (tools/udev/60-vnet.rules), the group made if
 # it does not exist; the rule applied at once where udev runs.
