@@ -3,7 +3,6 @@
  * vnetctl: command dispatch, usage and error reporting.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,29 +74,6 @@ void vnetctl_usage(FILE *f)
 		"benchmark that stopped making progress.\n");
 }
 
-/* "vnetctl: <what>: <strerror>" for a positive or negative errno. */
-void vnetctl_err(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(VNETCTL_NAME ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
-}
-
-/* Close an output file, naming it if its last write failed. */
-int vnetctl_fclose(FILE *f, const char *path)
-{
-	if (f && fclose(f)) {
-		vnetctl_err(errno, "%s", path);
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * A benchmark's last step: its CSV file (if any) and stdout must have been
  * written, or a run that printed PASS still fails.
@@ -111,19 +87,6 @@ int vnetctl_bench_finish(FILE *csv, const char *csv_path, int ret)
 		ret = VNETCTL_EXIT_FAIL;
 	}
 	return ret;
-}
-
-/* "vnetctl: <message>" */
-void vnetctl_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs(VNETCTL_NAME ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int main(int argc, char **argv)

@@ -85,10 +85,13 @@ struct vnetctl_nic {
 	size_t nr_eps;
 };
 
-/* main.c */
+/* msg.c: "<vnetctl_prog>: ..." on stderr */
+extern const char *vnetctl_prog;
 __printf(2, 3) void vnetctl_err(int err, const char *fmt, ...);
 __printf(1, 2) void vnetctl_msg(const char *fmt, ...);
 int vnetctl_fclose(FILE *f, const char *path);
+
+/* main.c */
 int vnetctl_bench_finish(FILE *csv, const char *csv_path, int ret);
 void vnetctl_usage(FILE *f);
 
@@ -113,6 +116,8 @@ int vnetctl_sysfs_error(int err);
 
 /* status.c */
 int vnetctl_cmd_status(int argc, char **argv);
+
+/* print.c */
 void vnetctl_print_nic(FILE *f, const struct vnetctl_nic *nic);
 void vnetctl_print_nic_header(FILE *f, const struct vnetctl_nic *nic);
 void vnetctl_print_ep(FILE *f, const struct vnetctl_nic *nic,

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Error and progress messages on stderr, prefixed with the program's name:
+ * vnetctl's, or that of another program linking these helpers (vnet-bench).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vnetctl.h"
+
+const char *vnetctl_prog = VNETCTL_NAME;
+
+/* "<prog>: <what>: <strerror>" for a positive or negative errno. */
+void vnetctl_err(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", vnetctl_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
+}
+
+/* Close an output file, naming it if its last write failed. */
+int vnetctl_fclose(FILE *f, const char *path)
+{
+	if (f && fclose(f)) {
+		vnetctl_err(errno, "%s", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* "<prog>: <message>" */
+void vnetctl_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", vnetctl_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
