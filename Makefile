@@ -62,12 +62,13 @@ kver-module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KVER_SRC) modules
 	cp $(KVER_SRC)/vnet.ko build/kver/$(KVER)/vnet.ko
 
-# libvnet and its examples; vnetctl and the selftests link it.
+# libvnet and its examples; vnet-bench and the selftests link it.
 lib:
 	$(MAKE) -C tools/lib/vnet all examples
 
 MAN_PAGES := Documentation/man/vnetctl.8 Documentation/man/vnet.4 \
-	     Documentation/man/libvnet.3 Documentation/man/vnet-mapd.8
+	     Documentation/man/libvnet.3 Documentation/man/vnet-mapd.8 \
+	     Documentation/man/vnet-bench.1
 
 install: lib
 	$(MAKE) -C tools/lib/vnet install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
@@ -133,6 +134,7 @@ dkms-uninstall:
 
 tools: lib
 	$(MAKE) -C tools/vnetctl
+	$(MAKE) -C tools/vnet-bench
 	$(MAKE) -C tools/vnet-mapd
 
 selftests: ksft-headers lib
@@ -175,7 +177,7 @@ demo: setup all
 # vnet pingpong and bw between two NICs on veth, beside TCP (sockperf,
 # iperf3) in the same VM run; tools/testing/bench-wire.  One vCPU: with two
 # on a two-core host, every wake-up across vCPUs waits for the host's
-# scheduler and the figures measure that (Documentation/vnet/vnetctl.rst).
+# scheduler and the figures measure that (Documentation/vnet/vnet-bench.rst).
 .PHONY: bench-wire
 bench-wire: setup all
 	tools/vm/run --smp 1 -- tools/testing/bench-wire
@@ -188,11 +190,11 @@ bench-wire: setup all
 bench-cluster: setup all
 	tools/vm/cluster --nodes 4 --timeout 900 -- tools/testing/bench-cluster
 
-# The NOW paper's overcommit experiment (figures 10 and 11) and bench
+# The NOW paper's overcommit experiment (figures 10 and 11) and vnet-bench
 # paging, once with one vCPU and once with two (tools/testing/
 # bench-overcommit), then the figure from both (tools/testing/
 # plot-overcommit).  The results stay in the tree, where the VM can
-# write them (Documentation/vnet/vnetctl.rst).
+# write them (Documentation/vnet/vnet-bench.rst).
 OVERCOMMIT_OUT := build/bench-overcommit
 BENCH_SECONDS ?= 2
 BENCH_REPEAT ?= 3
@@ -232,6 +234,7 @@ clean:
 	$(MAKE) -C firmware/test clean
 	$(MAKE) -C drivers/vnet/test clean
 	$(MAKE) -C tools/vnetctl clean
+	$(MAKE) -C tools/vnet-bench clean
 	$(MAKE) -C tools/vnet-mapd clean
 	$(MAKE) -C tools/lib/vnet clean
 	$(MAKE) -C selftests clean

@@ -11,6 +11,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 vnetctl=$here/../tools/vnetctl/vnetctl
+vnet_bench=$here/../tools/vnet-bench/vnet-bench
 am_peers=$here/cluster/am_peers
 tr=/sys/kernel/tracing
 out=$(mktemp -d)
@@ -61,7 +62,7 @@ echo 1 >"$tr/events/vnet/enable"
 ok $? events_enabled
 
 # 1. Paging on the loopback NIC: 4 endpoints a frame.
-"$vnetctl" bench paging --nic 0 --ratios 4 --seconds 1 --warmup 0.2 \
+"$vnet_bench" paging --nic 0 --ratios 4 --seconds 1 --warmup 0.2 \
 	>"$out/paging" 2>&1
 ok $? paging_run
 keep
@@ -80,7 +81,7 @@ modprobe veth && modprobe sch_netem &&
 	tc qdisc add dev vtr0 root netem loss 10% &&
 	tc qdisc add dev vtr1 root netem loss 10%
 ok $? lossy_wire_up
-"$vnetctl" bench vnets --nic 1 --client-nic 2 --clients 32 --seconds 2 \
+"$vnet_bench" vnets --nic 1 --client-nic 2 --clients 32 --seconds 2 \
 	--warmup 0.5 >"$out/vnets" 2>&1
 ok $? lossy_wire_run
 keep

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where the time of a fault-in goes, as bench paging and bench vnets print
+ * Where the time of a fault-in goes, as vnet-bench paging and vnets print
  * it: columns derived from the paging counters of /sys/class/vnet/<nic>/.
  *
  * A column is the change of one counter over a measurement divided by the

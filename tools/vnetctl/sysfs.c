@@ -403,9 +403,10 @@ static int read_nic(int classfd, const char *name, struct vnetctl_nic *nic,
 }
 
 /*
- * One NIC by directory name, and one endpoint by index: the bench watchdog
- * uses these while the process may be stuck in a fault, so they allocate
- * no memory (without @with_eps, and with a driver that has nr_endpoints).
+ * One NIC by directory name, and one endpoint by index: the watchdog of
+ * vnet-bench paging uses these while the process may be stuck in a fault,
+ * so they allocate no memory (without @with_eps, and with a driver that
+ * has nr_endpoints).
  */
 int vnetctl_read_nic(const char *name, struct vnetctl_nic *nic, bool with_eps)
 {

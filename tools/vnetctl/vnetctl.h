@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vnetctl: inspect vnet NICs and endpoints, and benchmark endpoint paging.
- * Declarations shared by the command files.
+ * vnetctl: inspect vnet NICs and endpoints, attach NICs and keep their
+ * routes.  Declarations shared by the command files, and with vnet-bench,
+ * which links sysfs.c, counters.c, msg.c and print.c (libvnetctl.a).
  */
 #ifndef _VNETCTL_H
 #define _VNETCTL_H
@@ -21,7 +22,6 @@
 #define VNETCTL_EXIT_OK		0
 #define VNETCTL_EXIT_FAIL	1
 #define VNETCTL_EXIT_USAGE	2
-#define VNETCTL_EXIT_STALL	2	/* bench watchdog fired */
 
 /* One endpoint, from /sys/class/vnet/<nic>/endpoints/<index>/. */
 struct vnetctl_ep {
@@ -92,7 +92,6 @@ __printf(1, 2) void vnetctl_msg(const char *fmt, ...);
 int vnetctl_fclose(FILE *f, const char *path);
 
 /* main.c */
-int vnetctl_bench_finish(FILE *csv, const char *csv_path, int ret);
 void vnetctl_usage(FILE *f);
 
 /* counters.c: columns @first and on of vnetctl_cols */
@@ -131,13 +130,8 @@ int vnetctl_cmd_attach(int argc, char **argv);
 int vnetctl_cmd_detach(int argc, char **argv);
 int vnetctl_cmd_route(int argc, char **argv);
 
-/* bench_paging.c */
-int vnetctl_cmd_bench(int argc, char **argv);
-
-/* bench_wire.c: bench pingpong and bw, handed over by vnetctl_cmd_bench() */
+/* cluster.c */
 int vnetctl_cmd_cluster(int argc, char **argv);
-bool vnetctl_bench_wire_handles(const char *name);
-int vnetctl_cmd_bench_wire(int argc, char **argv);
 
 /* json.c: a minimal streaming writer, enough for status and top --json. */
 #define JSON_MAX_DEPTH		8

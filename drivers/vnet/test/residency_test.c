@@ -323,7 +323,7 @@ FIXTURE_VARIANT(schedule) {
 	struct sim_load load;
 };
 
-/* Every endpoint busy all the time: bench paging's worst case. */
+/* Every endpoint busy all the time: vnet-bench paging's worst case. */
 FIXTURE_VARIANT_ADD(schedule, all_busy_2x) {
 	.neps = 16, .nframes = 8, .fault_ns = 200 * US,
 	.load = { .busy_pct = 100, .queued_pct = 50, .want_on_pct = 100 },

@@ -5,7 +5,7 @@
 #
 #   tools/vm/run --timeout 600 -- tools/vnetctl/test/top_vm.sh
 #
-# Loads vnet.ko and keeps NIC 0 paging with bench paging (four endpoints
+# Loads vnet.ko and keeps NIC 0 paging with vnet-bench paging (four endpoints
 # per frame) in the background, then checks
 #   - top --once --json: the rates are positive numbers, no larger than
 #     what sysfs counted around the run, and the endpoints' add up to the
@@ -26,6 +26,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tree=$(cd "$here/../../.." && pwd)
 vnetctl=$tree/tools/vnetctl/vnetctl
+vnet_bench=$tree/tools/vnet-bench/vnet-bench
 ko=${VNET_KO:-$tree/vnet.ko}
 sys=/sys/class/vnet/vnet0
 dir=$(mktemp -d)
@@ -173,10 +174,10 @@ check "insmod vnet.ko" test -d "$sys"
 [ -d "$sys" ] || { echo "Bail out! no $sys"; exit 1; }
 frames=$(cat "$sys/frames")
 
-# bench paging in the background, its endpoints all made; sets bench.
+# vnet-bench paging in the background, its endpoints all made; sets bench.
 want=$((4 * frames))
 start_bench() {
-	"$vnetctl" bench paging --ratios 4 --seconds 120 --warmup 0 \
+	"$vnet_bench" paging --ratios 4 --seconds 120 --warmup 0 \
 		> "$dir/bench.out" 2>&1 &
 	bench=$!
 	for _ in $(seq 100); do
@@ -187,7 +188,7 @@ start_bench() {
 	test "$(cat "$sys/nr_endpoints")" -eq "$want"
 }
 
-check "bench paging runs $want endpoints on $frames frames" start_bench
+check "vnet-bench paging runs $want endpoints on $frames frames" start_bench
 
 # (a) rates while the traffic runs
 sent0=$(sum_sent)
@@ -262,7 +263,7 @@ stopped() {
 if ! command -v tmux > /dev/null; then
 	skip "top in tmux" "tmux not installed (make setup)"
 else
-	check "bench paging runs again" start_bench
+	check "vnet-bench paging runs again" start_bench
 	check "top starts in tmux" start top
 	sed 's/^/# /' "$dir/top.screen"
 	check "the screen shows vnet0 with its rates" \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vnetctl bench logp | contention | vnets: options, the NIC they run on,
+ * vnet-bench logp | contention | vnets: options, the NIC they run on,
  * and what the three share -- time, checks, the handler for returned
  * messages and the CSV file.
  */
@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "vnetctl.h"
+#include "vnet-bench.h"
 #include "bench_am.h"
 
 volatile uint64_t amb_errors;
@@ -34,7 +35,7 @@ void amb_spin_until(double t)
 int amb_check(int err, const char *what)
 {
 	if (err != AM_OK)
-		vnetctl_msg("bench: %s: AM error %d", what, err);
+		vnetctl_msg("%s: AM error %d", what, err);
 	return err;
 }
 
@@ -48,7 +49,7 @@ void amb_returned(int status, op_t opcode, void *token)
 		return;
 	if (AM_GetSourceEndpoint(token, &dest))
 		dest.nic = dest.ep = ~0u;
-	vnetctl_msg("bench: message to %u:%u returned: status %d, opcode %d",
+	vnetctl_msg("message to %u:%u returned: status %d, opcode %d",
 		    dest.nic, dest.ep, status, opcode);
 }
 
@@ -75,7 +76,7 @@ static const char * const amb_names[AMB_NR] = {
 	[AMB_VNETS] = "vnets",
 };
 
-bool vnetctl_bench_am_handles(const char *name)
+bool bench_am_handles(const char *name)
 {
 	int k;
 
@@ -161,12 +162,12 @@ static int amb_option(enum amb_kind kind, const char *name, const char *v,
 		err = amb_parse_double(v, &d, 1, 1 << 20);
 		o->burst = (unsigned int)d;
 	} else {
-		vnetctl_msg("bench %s: unknown option '%s'", amb_names[kind],
+		vnetctl_msg("%s: unknown option '%s'", amb_names[kind],
 			    name);
 		return -EINVAL;
 	}
 	if (err)
-		vnetctl_msg("bench %s: bad value '%s' for %s", amb_names[kind],
+		vnetctl_msg("%s: bad value '%s' for %s", amb_names[kind],
 			    v, name);
 	return err;
 }
@@ -183,7 +184,7 @@ static int amb_parse(enum amb_kind kind, int argc, char **argv,
 		size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 
 		if (len >= sizeof(name)) {
-			vnetctl_msg("bench %s: unknown option '%s'",
+			vnetctl_msg("%s: unknown option '%s'",
 				    amb_names[kind], arg);
 			return -EINVAL;
 		}
@@ -198,7 +199,7 @@ static int amb_parse(enum amb_kind kind, int argc, char **argv,
 		} else if (a + 1 < argc) {
 			v = argv[++a];
 		} else {
-			vnetctl_msg("bench %s: option '%s' needs a value",
+			vnetctl_msg("%s: option '%s' needs a value",
 				    amb_names[kind], name);
 			return -EINVAL;
 		}
@@ -249,7 +250,7 @@ static int amb_find_nic(uint32_t id, char *name, size_t len, uint32_t *frames)
 	return 0;
 }
 
-int vnetctl_cmd_bench_am(int argc, char **argv)
+int bench_cmd_am(int argc, char **argv)
 {
 	struct amb_opts o;
 	enum amb_kind kind;
@@ -264,7 +265,7 @@ int vnetctl_cmd_bench_am(int argc, char **argv)
 	o.credits = AMVNET_DEFAULT_CREDITS;
 	o.burst = 256;
 	if (kind == AMB_NR || amb_parse(kind, argc, argv, &o)) {
-		vnetctl_usage(stderr);
+		bench_usage(stderr);
 		return VNETCTL_EXIT_USAGE;
 	}
 	err = amb_find_nic(o.nic_id, o.nic_name, sizeof(o.nic_name),
@@ -302,5 +303,5 @@ int vnetctl_cmd_bench_am(int argc, char **argv)
 	} else if (!err) {
 		printf("PASS\n");
 	}
-	return vnetctl_bench_finish(NULL, NULL, err);
+	return bench_finish(NULL, NULL, err);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vnetctl bench paging: round trips per second as the endpoints of one
+ * vnet-bench paging: round trips per second as the endpoints of one
  * process outnumber the NIC's frames 1, 2, 4, 16... to one.  Options, the
  * result table and the CSV file; the driving is in bench_drive.c.
  */
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "vnetctl.h"
+#include "vnet-bench.h"
 #include "bench.h"
-#include "bench_am.h"
 
 struct bench_opts {
 	struct bench_cfg cfg;
@@ -94,7 +94,7 @@ static int next_opt(int argc, char **argv, int *a, const char **val)
 			break;
 	}
 	if (k == NR_OPTS) {
-		vnetctl_msg("bench paging: unknown option '%s'", arg);
+		vnetctl_msg("paging: unknown option '%s'", arg);
 		return -1;
 	}
 	if (arg[len] == '=') {
@@ -102,7 +102,7 @@ static int next_opt(int argc, char **argv, int *a, const char **val)
 	} else if (*a + 1 < argc) {
 		*val = argv[++*a];
 	} else {
-		vnetctl_msg("bench paging: option '%s' needs a value", arg);
+		vnetctl_msg("paging: option '%s' needs a value", arg);
 		return -1;
 	}
 	return k;
@@ -143,7 +143,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 			return -EINVAL;
 		}
 		if (err) {
-			vnetctl_msg("bench paging: bad value '%s' for %s", v,
+			vnetctl_msg("paging: bad value '%s' for %s", v,
 				    opt_names[k]);
 			return err;
 		}
@@ -167,7 +167,7 @@ static double per_sec(const struct bench_result *r)
 
 static void print_header(const struct bench_opts *o)
 {
-	printf("vnetctl bench paging: NIC %" PRIu32 ", %.1f s per ratio after "
+	printf(BENCH_NAME " paging: NIC %" PRIu32 ", %.1f s per ratio after "
 	       "%.1f s warm-up, %d requests outstanding per endpoint\n",
 	       o->cfg.nic_id, o->cfg.seconds, o->cfg.warmup, BENCH_CREDITS);
 	printf("%5s %9s %6s %12s %12s %8s %9s %9s %8s", "RATIO", "ENDPOINTS",
@@ -222,7 +222,7 @@ static void print_errors(const struct bench_result *r)
 	if (!r->returned && !r->bad)
 		return;
 	fflush(stdout);
-	fprintf(stderr, VNETCTL_NAME ": bench paging: ratio %u: %" PRIu64
+	fprintf(stderr, BENCH_NAME ": paging: ratio %u: %" PRIu64
 		" returned, %" PRIu64 " bad messages", r->ratio, r->returned,
 		r->bad);
 	for (reason = 0; reason <= VNET_RET_NR; reason++)
@@ -233,7 +233,7 @@ static void print_errors(const struct bench_result *r)
 	fputc('\n', stderr);
 }
 
-int vnetctl_cmd_bench(int argc, char **argv)
+int bench_cmd_paging(int argc, char **argv)
 {
 	struct vnetctl_nic nic;
 	struct bench_opts o;
@@ -242,22 +242,8 @@ int vnetctl_cmd_bench(int argc, char **argv)
 	unsigned int n;
 	int err, ret = VNETCTL_EXIT_OK;
 
-	if (argc >= 2 && vnetctl_bench_am_handles(argv[1]))
-		return vnetctl_cmd_bench_am(argc, argv);
-	if (argc >= 2 && vnetctl_bench_wire_handles(argv[1]))
-		return vnetctl_cmd_bench_wire(argc, argv);
-	if (argc < 2 || strcmp(argv[1], "paging")) {
-		if (argc < 2)
-			vnetctl_msg("bench: which benchmark? "
-				    "(paging, logp, contention, vnets, "
-				    "pingpong, bw)");
-		else
-			vnetctl_msg("bench: unknown benchmark '%s'", argv[1]);
-		vnetctl_usage(stderr);
-		return VNETCTL_EXIT_USAGE;
-	}
 	if (parse_opts(argc, argv, &o)) {
-		vnetctl_usage(stderr);
+		bench_usage(stderr);
 		return VNETCTL_EXIT_USAGE;
 	}
 
@@ -311,5 +297,5 @@ int vnetctl_cmd_bench(int argc, char **argv)
 		printf("PASS\n");
 	}
 out:
-	return vnetctl_bench_finish(csv, o.csv, ret);
+	return bench_finish(csv, o.csv, ret);
 }

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "vnetctl.h"
+#include "vnet-bench.h"
 #include "bench.h"
 
 #define BENCH_H_REQUEST		1
@@ -132,7 +133,7 @@ static void bench_watchdog_fire(const struct bench *b)
 	int err;
 
 	fprintf(stderr,
-		VNETCTL_NAME ": bench paging: no round trip completed for %d s while %s\n"
+		BENCH_NAME ": paging: no round trip completed for %d s while %s\n"
 		"  ratio %u: %" PRIu32 " endpoints on NIC %" PRIu32 " with %" PRIu32
 		" frames; %" PRIu64 " round trips measured, %" PRIu64
 		" returned, %" PRIu64 " bad\n",
@@ -180,7 +181,7 @@ static void bench_watchdog_fire(const struct bench *b)
 		fprintf(stderr, "  ... %" PRIu32 " more\n", b->nr - BENCH_DUMP_EPS);
 out:
 	fflush(stderr);
-	_exit(VNETCTL_EXIT_STALL);
+	_exit(BENCH_EXIT_STALL);
 }
 
 static void *bench_watchdog(void *arg)
@@ -222,7 +223,7 @@ int bench_watchdog_start(void)
 
 	err = pthread_create(&t, NULL, bench_watchdog, NULL);
 	if (err) {
-		vnetctl_err(err, "bench paging: watchdog thread");
+		vnetctl_err(err, "paging: watchdog thread");
 		return -err;
 	}
 	pthread_detach(t);
@@ -235,7 +236,7 @@ static void bench_report(struct bench *b, uint32_t i, const char *what,
 {
 	if (b->reports++ >= BENCH_MAX_REPORTS)
 		return;
-	vnetctl_msg("bench paging: endpoint %" PRIu32 ":%" PRIu32 ": %s "
+	vnetctl_msg("paging: endpoint %" PRIu32 ":%" PRIu32 ": %s "
 		    "(handler %u, flags 0x%x, status %s, peer %" PRIu32 ":%"
 		    PRIu32 ", tag 0x%016" PRIx64 ", args %" PRIu32 " %" PRIu32 ")",
 		    b->eps[i].ep.name.nic, b->eps[i].ep.name.ep, what,
@@ -471,7 +472,7 @@ int bench_run_ratio(const struct bench_cfg *cfg, unsigned int ratio,
 	res->ratio = ratio;
 	res->frames = frames;
 	if (!nr || nr > (1u << 20)) {
-		vnetctl_err(EINVAL, "bench paging: ratio %u x %" PRIu32
+		vnetctl_err(EINVAL, "paging: ratio %u x %" PRIu32
 			    " frames", ratio, frames);
 		return -EINVAL;
 	}
@@ -479,7 +480,7 @@ int bench_run_ratio(const struct bench_cfg *cfg, unsigned int ratio,
 	bench_raise_nofile(b.nr);
 	b.eps = calloc(b.nr, sizeof(*b.eps));
 	if (!b.eps) {
-		vnetctl_err(ENOMEM, "bench paging: %" PRIu32 " endpoints", b.nr);
+		vnetctl_err(ENOMEM, "paging: %" PRIu32 " endpoints", b.nr);
 		return -ENOMEM;
 	}
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vnetctl bench logp, contention and vnets: the AM-II library (libvnet)
+ * vnet-bench logp, contention and vnets: the AM-II library (libvnet)
  * measured the way the NOW paper measured AM-II.  Options and output are in
  * bench_am.c, the LogP method in bench_logp.c, the client/server load of
  * the other two in bench_load.c.
  */
-#ifndef _VNETCTL_BENCH_AM_H
-#define _VNETCTL_BENCH_AM_H
+#ifndef _VNET_BENCH_AM_H
+#define _VNET_BENCH_AM_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,8 +52,4 @@ int amb_logp(struct amb_opts *o);
 int amb_contention(struct amb_opts *o);
 int amb_vnets(struct amb_opts *o);
 
-/* The bench dispatcher in bench_paging.c hands these to us. */
-bool vnetctl_bench_am_handles(const char *name);
-int vnetctl_cmd_bench_am(int argc, char **argv);
-
-#endif /* _VNETCTL_BENCH_AM_H */
+#endif /* _VNET_BENCH_AM_H */

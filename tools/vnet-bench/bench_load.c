@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vnetctl bench contention and vnets: N clients keep K requests each
+ * vnet-bench contention and vnets: N clients keep K requests each
  * outstanding to a server, and we count the round trips, in all and per
  * client -- the NOW paper's section 5.3 and 5.4.
  *
@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "vnetctl.h"
+#include "vnet-bench.h"
 #include "bench_am.h"
 
 struct load_client {
@@ -258,7 +259,7 @@ static int load_point(unsigned int clients, unsigned int servers,
 	for (i = 0; !err && i < clients; i++)
 		err = pthread_create(&ld.cl[i].tid, NULL, load_drive, &ld.cl[i]);
 	if (err) {
-		vnetctl_msg("bench: setting up %u clients failed", clients);
+		vnetctl_msg("setting up %u clients failed", clients);
 		load_teardown();
 		return -1;
 	}
@@ -304,7 +305,7 @@ static void load_header(const char *what, const struct amb_opts *o)
 			 o->client_frames);
 	else
 		snprintf(clients, sizeof(clients), "clients on the same NIC");
-	printf("vnetctl bench %s: servers on NIC %" PRIu32 " (%" PRIu32
+	printf(BENCH_NAME " %s: servers on NIC %" PRIu32 " (%" PRIu32
 	       " frames), %s, %d credits per client, %s, %.1f s per point "
 	       "after %.1f s\n", what, o->nic_id, o->frames, clients,
 	       o->credits,

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vnetctl bench pingpong and bw: the NIC-to-NIC transport measured between
+ * vnet-bench pingpong and bw: the NIC-to-NIC transport measured between
  * two NICs attached to Ethernet interfaces (typically the two ends of a
  * veth pair).  One endpoint on each NIC, the client on --from and the
  * server on --to, each driven by a thread of its own because an endpoint's
  * local indices belong to one thread (vnet/endpoint.h).  Or, between
- * nodes, a client here and a server that "bench serve" runs on another
+ * nodes, a client here and a server that "vnet-bench serve" runs on another
  * node (--peer, and its tag in VNET_TAG).
  *
  * pingpong: one request in flight; the server echoes the payload in a reply
@@ -31,6 +31,7 @@
 #include <vnet/endpoint.h>
 
 #include "vnetctl.h"
+#include "vnet-bench.h"
 #include "bench.h"
 
 #include "bench_wire.h"
@@ -178,7 +179,7 @@ static uint64_t ep_returned(struct vnet_endpoint *ep, const char *print)
 static void __attribute__((noreturn)) stall(struct wire *w)
 {
 	fflush(stdout);
-	fprintf(stderr, VNETCTL_NAME ": bench %s: no reply for %llu s at size %"
+	fprintf(stderr, BENCH_NAME ": %s: no reply for %llu s at size %"
 		PRIu32 ": %" PRIu64 " requests sent, %" PRIu64 " answered; the "
 		"server answered %" PRIu64 "; %" PRIu64 " returned to the "
 		"client, %" PRIu64 " to the server\n", w->o->bench,
@@ -191,7 +192,7 @@ static void __attribute__((noreturn)) stall(struct wire *w)
 		ep_returned(&w->srv, "server");
 		nic_stat(w->o->to, 0, true);
 	}
-	exit(VNETCTL_EXIT_STALL);
+	exit(BENCH_EXIT_STALL);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -333,11 +334,11 @@ static void bw(struct wire *w, uint8_t *buf, struct wire_row *row)
 static void print_header(FILE *csv, const struct wire_opts *o, uint32_t max)
 {
 	if (o->remote)
-		printf("vnetctl bench %s: vnet%" PRIu32 " -> %" PRIu32 ":%"
+		printf(BENCH_NAME " %s: vnet%" PRIu32 " -> %" PRIu32 ":%"
 		       PRIu32 " (max payload %" PRIu32 " here), ", o->bench,
 		       o->from, o->peer.nic, o->peer.ep, max);
 	else
-		printf("vnetctl bench %s: vnet%" PRIu32 " -> vnet%" PRIu32
+		printf(BENCH_NAME " %s: vnet%" PRIu32 " -> vnet%" PRIu32
 		       " (max payload %" PRIu32 "), ", o->bench, o->from,
 		       o->to, max);
 	if (!o->bw) {
@@ -411,7 +412,7 @@ static void print_errs(const char *who, const struct wire_errs *e)
 
 	if (!e->returned && !e->bad)
 		return;
-	fprintf(stderr, VNETCTL_NAME ": %s: %" PRIu64 " returned, %" PRIu64
+	fprintf(stderr, BENCH_NAME ": %s: %" PRIu64 " returned, %" PRIu64
 		" bad", who, e->returned, e->bad);
 	for (k = 0; k <= VNET_RET_NR; k++)
 		if (e->reason[k])
@@ -440,7 +441,7 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 	err = !rtt || !buf ? ENOMEM :
 	      o->remote ? 0 : pthread_create(&srv, NULL, server_main, w);
 	if (err) {
-		vnetctl_err(err, "bench %s", o->bench);
+		vnetctl_err(err, "%s", o->bench);
 		free(rtt);
 		free(buf);
 		return VNETCTL_EXIT_FAIL;
@@ -473,7 +474,7 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 	fw_ret = ep_returned(&w->cli, NULL) +
 		 (o->remote ? 0 : ep_returned(&w->srv, NULL));
 	if (fw_ret != w->ce.returned + w->se.returned) {
-		vnetctl_msg("bench %s: the firmware returned %" PRIu64
+		vnetctl_msg("%s: the firmware returned %" PRIu64
 			    " messages, the benchmark saw %" PRIu64, o->bench,
 			    fw_ret, w->ce.returned + w->se.returned);
 		errors++;
@@ -486,7 +487,7 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 	return VNETCTL_EXIT_OK;
 }
 
-bool vnetctl_bench_wire_handles(const char *name)
+bool bench_wire_handles(const char *name)
 {
 	return !strcmp(name, "pingpong") || !strcmp(name, "bw") ||
 	       !strcmp(name, "serve");
@@ -500,7 +501,7 @@ static void serve_signal(int sig __attribute__((unused)))
 }
 
 /*
- * bench serve: one endpoint answering whoever brings its tag, until a
+ * serve: one endpoint answering whoever brings its tag, until a
  * signal or --seconds.  Its name and tag go to stdout, to its owner, who
  * hands them to the client (--peer, VNET_TAG) on another node.
  */
@@ -528,7 +529,7 @@ static int serve_until_stopped(const struct wire_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	if (o->seconds > 0)
 		end = now_ns() + (uint64_t)(o->seconds * 1e9);
-	printf("vnetctl bench serve: %" PRIu32 ":%" PRIu32 " tag %016" PRIx64
+	printf(BENCH_NAME " serve: %" PRIu32 ":%" PRIu32 " tag %016" PRIx64
 	       "\n", w.srv.name.nic, w.srv.name.ep, tag);
 	fflush(stdout);
 	while (!serve_stop && (!end || now_ns() < end))
@@ -541,8 +542,8 @@ static int serve_until_stopped(const struct wire_opts *o)
 	return w.se.bad ? VNETCTL_EXIT_FAIL : VNETCTL_EXIT_OK;
 }
 
-/* vnetctl bench pingpong|bw|serve [options]; argv[1] names the benchmark. */
-int vnetctl_cmd_bench_wire(int argc, char **argv)
+/* vnet-bench pingpong|bw|serve [options]; argv[1] names the benchmark. */
+int bench_cmd_wire(int argc, char **argv)
 {
 	struct wire_opts o;
 	struct wire w = { .o = &o };
@@ -551,14 +552,14 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 	FILE *csv = NULL;
 	int err, ret;
 
-	if (vnetctl_wire_parse(argc, argv, &o)) {
-		vnetctl_usage(stderr);
+	if (wire_parse(argc, argv, &o)) {
+		bench_usage(stderr);
 		return VNETCTL_EXIT_USAGE;
 	}
-	ret = vnetctl_wire_pick_nics(&o);
+	ret = wire_pick_nics(&o);
 	if (ret)
 		return ret;
-	if (vnetctl_wire_max_payload(&o, &max))
+	if (wire_max_payload(&o, &max))
 		return VNETCTL_EXIT_FAIL;
 	if (o.serve)
 		return serve_until_stopped(&o);
@@ -567,7 +568,7 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 		uint32_t s = o.sizes[k] < max ? o.sizes[k] : max, i = 0;
 
 		if (o.sizes[k] > max)
-			vnetctl_msg("bench %s: size %" PRIu32 " capped at the "
+			vnetctl_msg("%s: size %" PRIu32 " capped at the "
 				    "links' max payload %" PRIu32, o.bench,
 				    o.sizes[k], max);
 		while (i < n && o.sizes[i] != s)
@@ -612,7 +613,7 @@ int vnetctl_cmd_bench_wire(int argc, char **argv)
 		vnetctl_err(errno, "%s", o.csv);
 		goto out;
 	}
-	ret = vnetctl_bench_finish(csv, o.csv, measure(&w, csv, max));
+	ret = bench_finish(csv, o.csv, measure(&w, csv, max));
 out:
 	if (!o.remote)
 		vnet_endpoint_close(&w.srv);

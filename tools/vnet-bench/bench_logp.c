@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vnetctl bench logp: o_s, o_r, g and L of libvnet short messages by the
+ * vnet-bench logp: o_s, o_r, g and L of libvnet short messages by the
  * method of Culler, Liu, Martin and Yoshikawa ("LogP Performance Assessment
  * of Fast Network Interfaces", IEEE Micro 1996), which the NOW paper's
  * figure 5 used.
@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "vnetctl.h"
+#include "vnet-bench.h"
 #include "bench_am.h"
 
 static struct {
@@ -272,7 +273,7 @@ int amb_logp(struct amb_opts *o)
 	if (logp_setup())
 		return VNETCTL_EXIT_FAIL;
 	if (pthread_create(&lp.server, NULL, logp_serve, NULL)) {
-		vnetctl_msg("bench logp: no server thread");
+		vnetctl_msg("logp: no server thread");
 		return VNETCTL_EXIT_FAIL;
 	}
 	if (o->csv) {
@@ -282,7 +283,7 @@ int amb_logp(struct amb_opts *o)
 			goto out;
 	}
 
-	printf("vnetctl bench logp: NIC %" PRIu32 ", %d credits, server %s, "
+	printf(BENCH_NAME " logp: NIC %" PRIu32 ", %d credits, server %s, "
 	       "%.2f s per point\n", o->nic_id, o->credits,
 	       o->poll ? "polls" : "waits (AM_WaitSema)", o->seconds);
 	printf("%-8s %7s %10s %12s %12s\n", "MEASURE", "BURST", "DELAY_US",

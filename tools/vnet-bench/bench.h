@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vnetctl bench paging: the driver loop (bench_drive.c) and the command
+ * vnet-bench paging: the driver loop (bench_drive.c) and the command
  * around it (bench_paging.c).
  */
-#ifndef _VNETCTL_BENCH_H
-#define _VNETCTL_BENCH_H
+#ifndef _VNET_BENCH_PAGING_H
+#define _VNET_BENCH_PAGING_H
 
 #include <stdint.h>
 
@@ -46,4 +46,4 @@ int bench_run_ratio(const struct bench_cfg *cfg, unsigned int ratio,
 		    uint32_t frames, struct bench_result *res);
 const char *bench_reason_name(unsigned int reason);
 
-#endif /* _VNETCTL_BENCH_H */
+#endif /* _VNET_BENCH_PAGING_H */

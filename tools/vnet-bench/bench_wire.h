@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vnetctl bench pingpong, bw and serve: what their measuring
+ * vnet-bench pingpong, bw and serve: what their measuring
  * (bench_wire.c) and their command line (bench_wire_opts.c) share.
  */
-#ifndef _VNETCTL_BENCH_WIRE_H
-#define _VNETCTL_BENCH_WIRE_H
+#ifndef _VNET_BENCH_WIRE_H
+#define _VNET_BENCH_WIRE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,8 +65,8 @@ struct wire_row {
 	uint64_t retrans, errors;
 };
 
-int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o);
-int vnetctl_wire_pick_nics(struct wire_opts *o);
-int vnetctl_wire_max_payload(const struct wire_opts *o, uint32_t *max);
+int wire_parse(int argc, char **argv, struct wire_opts *o);
+int wire_pick_nics(struct wire_opts *o);
+int wire_max_payload(const struct wire_opts *o, uint32_t *max);
 
-#endif /* _VNETCTL_BENCH_WIRE_H */
+#endif /* _VNET_BENCH_WIRE_H */

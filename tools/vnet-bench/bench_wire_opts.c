@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The command line of vnetctl bench pingpong, bw and serve, and the NICs
+ * The command line of vnet-bench pingpong, bw and serve, and the NICs
  * it names: two local ones by default; or a local client and a --peer
- * server on another node, which "bench serve" runs there and whose name
+ * server on another node, which "vnet-bench serve" runs there and whose name
  * and tag it prints for the client's --peer and VNET_TAG.
  */
 #include <errno.h>
@@ -15,10 +15,11 @@
 #include <unistd.h>
 
 #include "vnetctl.h"
+#include "vnet-bench.h"
 #include "bench_wire.h"
 
 /* The largest payload both NICs' links carry, from VNET_IOC_NIC_INFO. */
-int vnetctl_wire_max_payload(const struct wire_opts *o, uint32_t *max)
+int wire_max_payload(const struct wire_opts *o, uint32_t *max)
 {
 	struct vnet_nic_info info = { 0 };
 	int fd = open(VNET_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -43,7 +44,7 @@ int vnetctl_wire_max_payload(const struct wire_opts *o, uint32_t *max)
 	from |= o->serve;
 	to |= o->remote;
 	if (!from || !to)
-		vnetctl_msg("bench %s: no NIC vnet%" PRIu32, o->bench,
+		vnetctl_msg("%s: no NIC vnet%" PRIu32, o->bench,
 			    from ? o->to : o->from);
 	return from && to ? 0 : -1;
 }
@@ -52,7 +53,7 @@ int vnetctl_wire_max_payload(const struct wire_opts *o, uint32_t *max)
  * --from and --to not given are the attached NICs (those with an
  * interface) not named, lowest id first; there must be just enough.
  */
-int vnetctl_wire_pick_nics(struct wire_opts *o)
+int wire_pick_nics(struct wire_opts *o)
 {
 	unsigned int need = (!o->serve && !o->have_from) +
 			    (!o->remote && !o->have_to), n = 0;
@@ -70,7 +71,7 @@ int vnetctl_wire_pick_nics(struct wire_opts *o)
 			     (o->have_to && id == o->to);
 
 		if (named && !nics[i].ifname[0]) {
-			vnetctl_msg("bench %s: vnet%" PRIu32 " is not attached "
+			vnetctl_msg("%s: vnet%" PRIu32 " is not attached "
 				    "to an interface (vnetctl attach)",
 				    o->bench, id);
 			unattached = true;
@@ -84,7 +85,7 @@ int vnetctl_wire_pick_nics(struct wire_opts *o)
 	if (unattached)
 		return VNETCTL_EXIT_USAGE;
 	if (need && n != need) {
-		vnetctl_msg("bench %s: %u attached NIC%s besides those named, "
+		vnetctl_msg("%s: %u attached NIC%s besides those named, "
 			    "need %u: name %s", o->bench, n, n == 1 ? "" : "s",
 			    need, o->serve ? "it with --nic vnetN" :
 			    o->remote ? "it with --from vnetN" :
@@ -97,7 +98,7 @@ int vnetctl_wire_pick_nics(struct wire_opts *o)
 		o->to = cand[need - 1];
 	if (o->serve || o->remote || o->from != o->to)
 		return 0;
-	vnetctl_msg("bench %s: --from and --to name the same NIC", o->bench);
+	vnetctl_msg("%s: --from and --to name the same NIC", o->bench);
 	return VNETCTL_EXIT_USAGE;
 }
 
@@ -132,7 +133,7 @@ static int parse_sizes(const char *s, struct wire_opts *o)
 	return o->nr_sizes ? 0 : -1;
 }
 
-/* NIC:EP, as "bench serve" prints it (vnetN:EP also goes). */
+/* NIC:EP, as "vnet-bench serve" prints it (vnetN:EP also goes). */
 static int parse_name(const char *s, struct vnet_name *name)
 {
 	char buf[64], *colon;
@@ -149,7 +150,7 @@ static int parse_name(const char *s, struct vnet_name *name)
 	       parse_u32(colon + 1, &name->ep, UINT32_MAX - 1);
 }
 
-int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o)
+int wire_parse(int argc, char **argv, struct wire_opts *o)
 {
 	static const uint32_t sizes[] = { 0, 64, 1024, 8192 };
 	int a, bad;
@@ -193,11 +194,11 @@ int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o)
 			o->csv = v;
 			bad = !v || !*v;
 		} else {
-			vnetctl_msg("bench %s: unknown option '%s'", o->bench, opt);
+			vnetctl_msg("%s: unknown option '%s'", o->bench, opt);
 			return -1;
 		}
 		if (bad) {
-			vnetctl_msg("bench %s: bad or missing value for %s",
+			vnetctl_msg("%s: bad or missing value for %s",
 				    o->bench, opt);
 			return -1;
 		}
@@ -213,8 +214,8 @@ int vnetctl_wire_parse(int argc, char **argv, struct wire_opts *o)
 		errno = 0;
 		o->tag = t ? strtoull(t, &end, 16) : 0;
 		if (!t || end == t || *end || errno) {
-			vnetctl_msg("bench %s: --peer needs the server's tag in "
-				    "VNET_TAG (hex, as bench serve prints it)",
+			vnetctl_msg("%s: --peer needs the server's tag in "
+				    "VNET_TAG (hex, as vnet-bench serve prints it)",
 				    o->bench);
 			return -1;
 		}

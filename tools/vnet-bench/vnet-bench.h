@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vnet-bench: the benchmarks of vnet's endpoint paging, of libvnet and of
+ * the wire.  What the benchmarks share; they read sysfs and report errors
+ * with vnetctl's helpers (../vnetctl/vnetctl.h, libvnetctl.a).
+ */
+#ifndef _VNET_BENCH_H
+#define _VNET_BENCH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define BENCH_NAME		"vnet-bench"
+
+/*
+ * Exit statuses: VNETCTL_EXIT_OK, _FAIL and _USAGE, and this one when a
+ * watchdog saw no progress.
+ */
+#define BENCH_EXIT_STALL	2
+
+/* main.c */
+void bench_usage(FILE *f);
+int bench_finish(FILE *csv, const char *csv_path, int ret);
+
+/* The benchmarks; argv[1] names the one to run, its options follow. */
+int bench_cmd_paging(int argc, char **argv);	/* bench_paging.c */
+bool bench_am_handles(const char *name);	/* bench_am.c */
+int bench_cmd_am(int argc, char **argv);
+bool bench_wire_handles(const char *name);	/* bench_wire.c */
+int bench_cmd_wire(int argc, char **argv);
+
+#endif /* _VNET_BENCH_H */
