@@ -130,81 +130,99 @@ static int amb_parse_clients(const char *v, struct amb_opts *o)
 	return err;
 }
 
-/* One option and its value; returns -EINVAL for an unknown one. */
-static int amb_option(enum amb_kind kind, const char *name, const char *v,
-		      struct amb_opts *o)
+enum {
+	OPT_NIC, OPT_SECONDS, OPT_WARMUP, OPT_CSV, OPT_CREDITS, OPT_POLL,
+	OPT_CLIENTS, OPT_CLIENT_NIC, OPT_DELAYS, OPT_BURST,
+};
+
+static const struct bench_opt logp_opts[] = {
+	{ "--nic", OPT_NIC, false },
+	{ "--seconds", OPT_SECONDS, false },
+	{ "--warmup", OPT_WARMUP, false },
+	{ "--csv", OPT_CSV, false },
+	{ "--credits", OPT_CREDITS, false },
+	{ "--poll", OPT_POLL, true },
+	{ "--delays", OPT_DELAYS, false },
+	{ "--burst", OPT_BURST, false },
+	{ NULL, 0, false }
+};
+
+/* contention and vnets: those of logp but its last two, and two more */
+static const struct bench_opt load_opts[] = {
+	{ "--nic", OPT_NIC, false },
+	{ "--seconds", OPT_SECONDS, false },
+	{ "--warmup", OPT_WARMUP, false },
+	{ "--csv", OPT_CSV, false },
+	{ "--credits", OPT_CREDITS, false },
+	{ "--poll", OPT_POLL, true },
+	{ "--clients", OPT_CLIENTS, false },
+	{ "--client-nic", OPT_CLIENT_NIC, false },
+	{ NULL, 0, false }
+};
+
+/* One option and its value. */
+static int amb_option(int id, const char *v, struct amb_opts *o)
 {
 	double d;
-	int err;
+	int err = 0;
 
-	if (!strcmp(name, "--nic")) {
+	switch (id) {
+	case OPT_NIC:
 		err = amb_parse_double(v, &d, 0, VNET_MAX_NIC_ID);
 		o->nic_id = (uint32_t)d;
-	} else if (!strcmp(name, "--seconds")) {
+		break;
+	case OPT_SECONDS:
 		err = amb_parse_double(v, &o->seconds, 0.01, 3600);
-	} else if (!strcmp(name, "--warmup")) {
+		break;
+	case OPT_WARMUP:
 		err = amb_parse_double(v, &o->warmup, 0, 3600);
-	} else if (!strcmp(name, "--csv")) {
+		break;
+	case OPT_CSV:
 		o->csv = v;
 		err = *v ? 0 : -EINVAL;
-	} else if (!strcmp(name, "--credits")) {
+		break;
+	case OPT_CREDITS:
 		err = amb_parse_double(v, &d, 1, AMVNET_MAX_CREDITS);
 		o->credits = (int)d;
-	} else if (!strcmp(name, "--clients") && kind != AMB_LOGP) {
+		break;
+	case OPT_POLL:
+		o->poll = true;
+		break;
+	case OPT_CLIENTS:
 		err = amb_parse_clients(v, o);
-	} else if (!strcmp(name, "--client-nic") && kind != AMB_LOGP) {
+		break;
+	case OPT_CLIENT_NIC:
 		err = amb_parse_double(v, &d, 0, VNET_MAX_NIC_ID);
 		o->client_nic_id = (uint32_t)d;
 		o->remote_clients = true;
-	} else if (!strcmp(name, "--delays") && kind == AMB_LOGP) {
+		break;
+	case OPT_DELAYS:
 		err = amb_parse_list(v, o, 1000, 1e6);	/* us -> ns */
-	} else if (!strcmp(name, "--burst") && kind == AMB_LOGP) {
+		break;
+	case OPT_BURST:
 		err = amb_parse_double(v, &d, 1, 1 << 20);
 		o->burst = (unsigned int)d;
-	} else {
-		vnetctl_msg("%s: unknown option '%s'", amb_names[kind],
-			    name);
-		return -EINVAL;
+		break;
 	}
-	if (err)
-		vnetctl_msg("%s: bad value '%s' for %s", amb_names[kind],
-			    v, name);
 	return err;
 }
 
-/* "--opt value" or "--opt=value"; --poll takes none. */
 static int amb_parse(enum amb_kind kind, int argc, char **argv,
 		     struct amb_opts *o)
 {
-	char name[32];
+	const struct bench_opt *opts = kind == AMB_LOGP ? logp_opts : load_opts;
+	const struct bench_opt *opt;
+	const char *v;
 	int a;
 
 	for (a = 2; a < argc; a++) {
-		const char *arg = argv[a], *eq = strchr(arg, '='), *v;
-		size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-
-		if (len >= sizeof(name)) {
-			vnetctl_msg("%s: unknown option '%s'",
-				    amb_names[kind], arg);
+		opt = bench_next_opt(amb_names[kind], argc, argv, &a, opts, &v);
+		if (!opt)
+			return -EINVAL;
+		if (amb_option(opt->id, v, o)) {
+			bench_bad_value(amb_names[kind], opt, v);
 			return -EINVAL;
 		}
-		memcpy(name, arg, len);
-		name[len] = '\0';
-		if (!strcmp(name, "--poll") && !eq) {
-			o->poll = true;
-			continue;
-		}
-		if (eq) {
-			v = eq + 1;
-		} else if (a + 1 < argc) {
-			v = argv[++a];
-		} else {
-			vnetctl_msg("%s: option '%s' needs a value",
-				    amb_names[kind], name);
-			return -EINVAL;
-		}
-		if (amb_option(kind, name, v, o))
-			return -EINVAL;
 	}
 	return 0;
 }

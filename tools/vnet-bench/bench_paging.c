@@ -70,49 +70,23 @@ static int parse_ratios(const char *s, struct bench_opts *o)
 	return o->nr_ratios ? 0 : -EINVAL;
 }
 
-enum bench_opt { OPT_NIC, OPT_RATIOS, OPT_SECONDS, OPT_WARMUP, OPT_CSV, NR_OPTS };
+enum { OPT_NIC, OPT_RATIOS, OPT_SECONDS, OPT_WARMUP, OPT_CSV };
 
-static const char * const opt_names[NR_OPTS] = {
-	[OPT_NIC] = "--nic",
-	[OPT_RATIOS] = "--ratios",
-	[OPT_SECONDS] = "--seconds",
-	[OPT_WARMUP] = "--warmup",
-	[OPT_CSV] = "--csv",
+static const struct bench_opt paging_opts[] = {
+	{ "--nic", OPT_NIC, false },
+	{ "--ratios", OPT_RATIOS, false },
+	{ "--seconds", OPT_SECONDS, false },
+	{ "--warmup", OPT_WARMUP, false },
+	{ "--csv", OPT_CSV, false },
+	{ NULL, 0, false }
 };
-
-/* Which option argv[*a] is, and its value: "--opt value" or "--opt=value". */
-static int next_opt(int argc, char **argv, int *a, const char **val)
-{
-	const char *arg = argv[*a];
-	size_t len = 0;
-	int k;
-
-	for (k = 0; k < NR_OPTS; k++) {
-		len = strlen(opt_names[k]);
-		if (!strncmp(arg, opt_names[k], len) &&
-		    (arg[len] == '=' || !arg[len]))
-			break;
-	}
-	if (k == NR_OPTS) {
-		vnetctl_msg("paging: unknown option '%s'", arg);
-		return -1;
-	}
-	if (arg[len] == '=') {
-		*val = arg + len + 1;
-	} else if (*a + 1 < argc) {
-		*val = argv[++*a];
-	} else {
-		vnetctl_msg("paging: option '%s' needs a value", arg);
-		return -1;
-	}
-	return k;
-}
 
 static int parse_opts(int argc, char **argv, struct bench_opts *o)
 {
 	static const unsigned int defaults[] = { 1, 2, 4, 16 };
-	const char *v = NULL;
-	int a, k, err;
+	const struct bench_opt *opt;
+	const char *v;
+	int a, err;
 
 	memset(o, 0, sizeof(*o));
 	o->cfg.seconds = 2;
@@ -121,8 +95,10 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 	memcpy(o->ratios, defaults, sizeof(defaults));
 
 	for (a = 2; a < argc; a++) {
-		k = next_opt(argc, argv, &a, &v);
-		switch (k) {
+		opt = bench_next_opt("paging", argc, argv, &a, paging_opts, &v);
+		if (!opt)
+			return -EINVAL;
+		switch (opt->id) {
 		case OPT_NIC:
 			err = parse_u32(v, &o->cfg.nic_id);
 			break;
@@ -135,16 +111,13 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 		case OPT_WARMUP:
 			err = parse_seconds(v, &o->cfg.warmup, true);
 			break;
-		case OPT_CSV:
+		default:	/* OPT_CSV */
 			o->csv = v;
 			err = *v ? 0 : -EINVAL;
 			break;
-		default:
-			return -EINVAL;
 		}
 		if (err) {
-			vnetctl_msg("paging: bad value '%s' for %s", v,
-				    opt_names[k]);
+			bench_bad_value("paging", opt, v);
 			return err;
 		}
 	}

@@ -150,10 +150,73 @@ static int parse_name(const char *s, struct vnet_name *name)
 	       parse_u32(colon + 1, &name->ep, UINT32_MAX - 1);
 }
 
+enum { OPT_FROM, OPT_TO, OPT_PEER, OPT_COUNT, OPT_SECONDS, OPT_SIZES,
+       OPT_CSV };
+
+static const struct bench_opt pingpong_opts[] = {
+	{ "--from", OPT_FROM, false },
+	{ "--to", OPT_TO, false },
+	{ "--peer", OPT_PEER, false },
+	{ "--count", OPT_COUNT, false },
+	{ "--sizes", OPT_SIZES, false },
+	{ "--csv", OPT_CSV, false },
+	{ NULL, 0, false }
+};
+
+static const struct bench_opt bw_opts[] = {
+	{ "--from", OPT_FROM, false },
+	{ "--to", OPT_TO, false },
+	{ "--peer", OPT_PEER, false },
+	{ "--seconds", OPT_SECONDS, false },
+	{ "--sizes", OPT_SIZES, false },
+	{ "--csv", OPT_CSV, false },
+	{ NULL, 0, false }
+};
+
+/* The server's NIC, --to for the others, is --nic here (--to goes too). */
+static const struct bench_opt serve_opts[] = {
+	{ "--nic", OPT_TO, false },
+	{ "--to", OPT_TO, false },
+	{ "--seconds", OPT_SECONDS, false },
+	{ NULL, 0, false }
+};
+
+/* One option and its value; non-zero if the value is bad. */
+static int wire_option(int id, const char *v, struct wire_opts *o)
+{
+	char *end = NULL;
+
+	switch (id) {
+	case OPT_FROM:
+	case OPT_TO:
+		if (!strncmp(v, "vnet", 4))
+			v += 4;
+		*(id == OPT_FROM ? &o->have_from : &o->have_to) = true;
+		return parse_u32(v, id == OPT_FROM ? &o->from : &o->to,
+				 VNET_MAX_NIC_ID);
+	case OPT_PEER:
+		o->remote = true;
+		return parse_name(v, &o->peer);
+	case OPT_COUNT:
+		return parse_u32(v, &o->count, 10000000) || !o->count;
+	case OPT_SECONDS:
+		o->seconds = strtod(v, &end);
+		return end == v || *end || !(o->seconds > 0) ||
+		       o->seconds > 3600;
+	case OPT_SIZES:
+		return parse_sizes(v, o);
+	default:	/* OPT_CSV */
+		o->csv = v;
+		return !*v;
+	}
+}
+
 int wire_parse(int argc, char **argv, struct wire_opts *o)
 {
 	static const uint32_t sizes[] = { 0, 64, 1024, 8192 };
-	int a, bad;
+	const struct bench_opt *opts, *opt;
+	const char *v;
+	int a;
 
 	memset(o, 0, sizeof(*o));
 	o->bench = argv[1];
@@ -163,43 +226,19 @@ int wire_parse(int argc, char **argv, struct wire_opts *o)
 	o->seconds = o->serve ? 0 : 2;
 	memcpy(o->sizes, sizes, sizeof(sizes));
 	o->nr_sizes = ARRAY_SIZE(sizes);
-	/* argv[argc] is NULL: a missing value reads as NULL. */
-	for (a = 2; a < argc; a += 2) {
-		const char *opt = argv[a], *v = argv[a + 1];
-		char *end = NULL;
-
-		if (o->serve && !strcmp(opt, "--nic"))
-			opt = "--to";
-		if ((!strcmp(opt, "--from") && !o->serve) ||
-		    (!strcmp(opt, "--to") && !o->remote)) {
-			bool from = opt[2] == 'f';
-
-			if (v && !strncmp(v, "vnet", 4))
-				v += 4;
-			bad = parse_u32(v, from ? &o->from : &o->to,
-					VNET_MAX_NIC_ID);
-			*(from ? &o->have_from : &o->have_to) = true;
-		} else if (!strcmp(opt, "--peer") && !o->serve && !o->have_to) {
-			bad = parse_name(v, &o->peer);
-			o->remote = true;
-		} else if (!strcmp(opt, "--count") && !o->bw && !o->serve) {
-			bad = parse_u32(v, &o->count, 10000000) || !o->count;
-		} else if (!strcmp(opt, "--seconds") && (o->bw || o->serve)) {
-			o->seconds = v ? strtod(v, &end) : 0;
-			bad = !v || end == v || *end || !(o->seconds > 0) ||
-			      o->seconds > 3600;
-		} else if (!strcmp(opt, "--sizes") && !o->serve) {
-			bad = parse_sizes(v, o);
-		} else if (!strcmp(opt, "--csv") && !o->serve) {
-			o->csv = v;
-			bad = !v || !*v;
-		} else {
-			vnetctl_msg("%s: unknown option '%s'", o->bench, opt);
+	opts = o->serve ? serve_opts : o->bw ? bw_opts : pingpong_opts;
+	for (a = 2; a < argc; a++) {
+		opt = bench_next_opt(o->bench, argc, argv, &a, opts, &v);
+		if (!opt)
+			return -1;
+		/* --peer names the server on another node instead of --to. */
+		if (!o->serve && ((opt->id == OPT_TO && o->remote) ||
+				  (opt->id == OPT_PEER && o->have_to))) {
+			vnetctl_msg("%s: --to and --peer together", o->bench);
 			return -1;
 		}
-		if (bad) {
-			vnetctl_msg("%s: bad or missing value for %s",
-				    o->bench, opt);
+		if (wire_option(opt->id, v, o)) {
+			bench_bad_value(o->bench, opt, v);
 			return -1;
 		}
 	}

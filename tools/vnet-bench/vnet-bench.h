@@ -18,6 +18,28 @@
  */
 #define BENCH_EXIT_STALL	2
 
+/*
+ * opts.c: one option a benchmark takes.  @id is what its parser switches
+ * on: two names may share one.
+ */
+struct bench_opt {
+	const char *name;		/* "--nic"; NULL ends a table */
+	int id;
+	bool flag;			/* takes no value */
+};
+
+/*
+ * argv[*a]: its entry in @opts, and its value in *val (NULL for a flag);
+ * *a is left on the last argument used.  NULL, having said why on stderr,
+ * for an option not in @opts, a flag given a value, or no value.
+ */
+const struct bench_opt *bench_next_opt(const char *bench, int argc,
+				       char **argv, int *a,
+				       const struct bench_opt *opts,
+				       const char **val);
+void bench_bad_value(const char *bench, const struct bench_opt *opt,
+		     const char *val);
+
 /* main.c */
 void bench_usage(FILE *f);
 int bench_finish(FILE *csv, const char *csv_path, int ret);
