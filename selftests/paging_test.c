@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -318,6 +319,268 @@ TEST_F_TIMEOUT(cache, overcommit_traffic, 600)
 	       vnet_nic_attr("faults") - faults0,
 	       vnet_nic_attr("evictions") - evictions0);
 	munmap(t, sizeof(*t));
+}
+
+/*
+ * What vnet-bench paging runs, with what it used to check asserted here:
+ * ratio x frames endpoints on NIC 0 in a ring, each with a random tag,
+ * endpoint i sending requests to i + 1 through slot 0 with CREDITS of them
+ * outstanding and answering those of i - 1.  One thread visits them in
+ * turn, and every visit reads the endpoint's frame, so past the frames
+ * most visits fault one endpoint in and another out.  Nothing may come
+ * back, every request and reply must come from the right endpoint with
+ * the right handler, tag, sequence and arguments, and the ring must keep
+ * moving until each endpoint has had RING_ROUNDS round trips.
+ */
+#define RING_H_REQUEST	1
+#define RING_H_REPLY	2
+#define RING_NARGS	2	/* sender's index, sequence number */
+#define RING_ROUNDS	64	/* round trips per endpoint */
+#define RING_STALL	10	/* seconds without one: the ring is stuck */
+#define RING_REPORTS	5	/* errors described one by one */
+
+struct ring_ep {
+	struct vnet_endpoint ep;
+	uint64_t tag;
+	uint32_t next_seq;		/* of the next request we send */
+	uint32_t reply_seq;		/* expected in the next reply */
+	uint32_t outstanding;		/* requests awaiting their reply */
+};
+
+struct ring_counts {
+	uint64_t round_trips;
+	uint64_t returned;		/* messages handed back */
+	uint64_t returned_reason[VNET_RET_NR + 1];
+	uint64_t bad;			/* wrong peer, tag, handler or order */
+	unsigned int reports;
+};
+
+FIXTURE(ring) {
+	long long frames;
+	struct ring_ep *eps;
+	uint32_t nr;
+	uint32_t opened;		/* what teardown closes */
+};
+
+FIXTURE_VARIANT(ring) {
+	unsigned int ratio;		/* endpoints per frame */
+};
+
+/* vnet-bench paging's default ratios. */
+FIXTURE_VARIANT_ADD(ring, ratio_1) { .ratio = 1 };
+FIXTURE_VARIANT_ADD(ring, ratio_2) { .ratio = 2 };
+FIXTURE_VARIANT_ADD(ring, ratio_4) { .ratio = 4 };
+FIXTURE_VARIANT_ADD(ring, ratio_16) { .ratio = 16 };
+
+FIXTURE_SETUP(ring)
+{
+	self->frames = vnet_nic_attr("frames");
+	ASSERT_LT(0, self->frames);
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	uint32_t i;
+
+	for (i = 0; i < self->opened; i++)
+		vnet_endpoint_close(&self->eps[i].ep);
+	free(self->eps);
+}
+
+static bool same_name(struct vnet_name a, struct vnet_name b)
+{
+	return a.nic == b.nic && a.ep == b.ep;
+}
+
+static void ring_report(struct ring_counts *c, const struct ring_ep *e,
+			const char *what, const struct vnet_desc *d)
+{
+	if (c->reports++ >= RING_REPORTS)
+		return;
+	fprintf(stderr, "# endpoint %u:%u: %s (handler %u, flags 0x%x, "
+		"status %u, peer %u:%u, args %u %u)\n", e->ep.name.nic,
+		e->ep.name.ep, what, d->handler, d->flags, d->status,
+		d->peer.nic, d->peer.ep, d->args[0], d->args[1]);
+}
+
+/* Answer the requests from our predecessor while there is room to. */
+static void ring_answer(struct ring_ep *eps, uint32_t nr, uint32_t i,
+			struct ring_counts *c)
+{
+	uint32_t pred = (i + nr - 1) % nr;
+	const struct vnet_desc *d;
+
+	while ((d = vnet_endpoint_peek(&eps[i].ep, VNET_Q_REQ_RECV))) {
+		struct vnet_desc req = *d, rep;
+
+		memset(&rep, 0, sizeof(rep));
+		rep.handler = RING_H_REPLY;
+		rep.nargs = RING_NARGS;
+		rep.token = req.token;
+		rep.args[0] = req.args[0];
+		rep.args[1] = req.args[1];
+		if (vnet_endpoint_post(&eps[i].ep, VNET_Q_REP_SEND, &rep, NULL, 0))
+			break;		/* full: keep the request for later */
+		vnet_endpoint_consume(&eps[i].ep, VNET_Q_REQ_RECV);
+
+		if (req.handler != RING_H_REQUEST || req.nargs != RING_NARGS ||
+		    req.tag != eps[i].tag || req.args[0] != pred ||
+		    !same_name(req.peer, eps[pred].ep.name)) {
+			c->bad++;
+			ring_report(c, &eps[i], "unexpected request", &req);
+		}
+	}
+}
+
+/* Count the replies to our requests, and anything handed back to us. */
+static void ring_complete(struct ring_ep *eps, uint32_t nr, uint32_t i,
+			  struct ring_counts *c)
+{
+	struct ring_ep *e = &eps[i];
+	uint32_t succ = (i + 1) % nr;
+	const struct vnet_desc *d;
+
+	while ((d = vnet_endpoint_peek(&e->ep, VNET_Q_REP_RECV))) {
+		struct vnet_desc m = *d;
+
+		vnet_endpoint_consume(&e->ep, VNET_Q_REP_RECV);
+		if (m.flags & VNET_DESC_RETURNED) {
+			c->returned++;
+			c->returned_reason[m.status < VNET_RET_NR ? m.status :
+					   VNET_RET_NR]++;
+			ring_report(c, e, m.handler == RING_H_REQUEST ?
+				    "request returned" : "reply returned", &m);
+			/* A returned request frees its credit. */
+			if (m.handler == RING_H_REQUEST && e->outstanding)
+				e->outstanding--;
+			continue;
+		}
+		if (m.handler != RING_H_REPLY || m.args[0] != i ||
+		    m.args[1] != e->reply_seq ||
+		    !same_name(m.peer, eps[succ].ep.name)) {
+			c->bad++;
+			ring_report(c, e, "unexpected reply", &m);
+		}
+		e->reply_seq = m.args[1] + 1;
+		if (e->outstanding)
+			e->outstanding--;
+		c->round_trips++;
+	}
+}
+
+/* Top the endpoint up to CREDITS outstanding, RING_ROUNDS in all. */
+static void ring_send(struct ring_ep *e, uint32_t i)
+{
+	while (e->outstanding < CREDITS && e->next_seq < RING_ROUNDS) {
+		struct vnet_desc req;
+
+		memset(&req, 0, sizeof(req));
+		req.handler = RING_H_REQUEST;
+		req.nargs = RING_NARGS;
+		req.slot = 0;
+		req.args[0] = i;
+		req.args[1] = e->next_seq;
+		if (vnet_endpoint_post(&e->ep, VNET_Q_REQ_SEND, &req, NULL, 0))
+			break;		/* full: on to the next endpoint */
+		e->next_seq++;
+		e->outstanding++;
+	}
+}
+
+/* Every request sent, and every one answered or handed back. */
+static bool ring_done(const struct ring_ep *eps, uint32_t nr)
+{
+	uint32_t i;
+
+	for (i = 0; i < nr; i++)
+		if (eps[i].next_seq < RING_ROUNDS || eps[i].outstanding)
+			return false;
+	return true;
+}
+
+TEST_F_TIMEOUT(ring, one_thread_round_robin, 300)
+{
+	struct ring_counts c = {};
+	long long faults0;
+	double last, start, now;
+	struct rlimit rl;
+	unsigned int r;
+	bool stalled = false;
+	uint32_t i, n = 0;
+	uint64_t seen = 0;
+
+	self->nr = variant->ratio * self->frames;
+	/* One open file per endpoint, as vnet-bench makes room for. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < self->nr + 64 &&
+	    (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= self->nr + 64)) {
+		rl.rlim_cur = self->nr + 64;
+		ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	}
+	self->eps = calloc(self->nr, sizeof(*self->eps));
+	ASSERT_NE(NULL, self->eps);
+	for (i = 0; i < self->nr; i++) {
+		struct ring_ep *e = &self->eps[i];
+
+		ASSERT_EQ(0, vnet_endpoint_open(&e->ep, 0)) {
+			TH_LOG("endpoint %u of %u", i + 1, self->nr);
+		}
+		self->opened++;
+		ASSERT_EQ(0, vnet_tag_random(&e->tag));
+		ASSERT_EQ(0, vnet_endpoint_set_tag(&e->ep, e->tag));
+	}
+	for (i = 0; i < self->nr; i++) {
+		const struct ring_ep *next = &self->eps[(i + 1) % self->nr];
+
+		ASSERT_EQ(0, vnet_endpoint_map(&self->eps[i].ep, 0,
+					       next->ep.name, next->tag));
+	}
+
+	faults0 = vnet_nic_attr("faults");
+	start = vnet_now();
+	last = start;
+	while (!ring_done(self->eps, self->nr)) {
+		ring_answer(self->eps, self->nr, n, &c);
+		ring_complete(self->eps, self->nr, n, &c);
+		ring_send(&self->eps[n], n);
+		n = n + 1 == self->nr ? 0 : n + 1;
+		if (n)
+			continue;
+		now = vnet_now();
+		if (c.round_trips + c.returned != seen) {
+			seen = c.round_trips + c.returned;
+			last = now;
+			continue;
+		}
+		if (now - last > RING_STALL) {
+			stalled = true;
+			break;
+		}
+		/*
+		 * A whole turn with no reply: the firmware has the messages.
+		 * Let it run; on one CPU a spinning driver would keep its
+		 * thread off until the next tick.
+		 */
+		sched_yield();
+	}
+	TH_LOG("%u endpoints on %lld frames: %llu round trips in %.2f s, "
+	       "%lld faults, %llu returned, %llu bad", self->nr, self->frames,
+	       (unsigned long long)c.round_trips, vnet_now() - start,
+	       vnet_nic_attr("faults") - faults0,
+	       (unsigned long long)c.returned, (unsigned long long)c.bad);
+	for (r = 0; r <= VNET_RET_NR; r++)
+		if (c.returned_reason[r])
+			TH_LOG("returned with status %u: %llu", r,
+			       (unsigned long long)c.returned_reason[r]);
+	EXPECT_FALSE(stalled) {
+		TH_LOG("no round trip for %d s, %llu of %llu done", RING_STALL,
+		       (unsigned long long)c.round_trips,
+		       (unsigned long long)self->nr * RING_ROUNDS);
+	}
+	EXPECT_EQ(0, c.returned);
+	EXPECT_EQ(0, c.bad);
+	EXPECT_EQ((uint64_t)self->nr * RING_ROUNDS, c.round_trips);
+	if (variant->ratio > 1)
+		EXPECT_LT(faults0, vnet_nic_attr("faults"));
 }
 
 struct hostile_report {
