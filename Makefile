@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            build vnet.ko against Debian's linux-headers and the tools
-# make install    libvnet (library, headers, vnet.pc) and the man pages
+# make install    vnetctl, vnet-bench, vnet-mapd (and its unit), libvnet
+#                 (library, headers, vnet.pc) and the man pages
 #                 into $(DESTDIR)$(PREFIX)
 # make dkms-install  vnet.ko through DKMS, for every kernel installed
 # make udev-install  /dev/vnet for group vnet (udev rule)
@@ -70,8 +71,11 @@ MAN_PAGES := Documentation/man/vnetctl.8 Documentation/man/vnet.4 \
 	     Documentation/man/libvnet.3 Documentation/man/vnet-mapd.8 \
 	     Documentation/man/vnet-bench.1
 
-install: lib
+install: lib tools
 	$(MAKE) -C tools/lib/vnet install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools/vnetctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools/vnet-bench install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) -C tools/vnet-mapd install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	for m in $(MAN_PAGES); do \
 		install -D -m 0644 $$m \
 			$(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; \
