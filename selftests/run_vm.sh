@@ -68,8 +68,10 @@ insmod "$ko" ${VNET_ARGS:-max_retries=50 retrans_ms=20}
 check $? insmod
 [ -c /dev/vnet ] || { echo "Bail out! no /dev/vnet"; exit 1; }
 if [ -x "$udevd" ]; then
-	udevadm settle -t 30
-	udevadm control --exit
+	# /init chrooted into the host's root: udevadm would take itself for
+	# a program in a chroot and ignore both requests.
+	SYSTEMD_IGNORE_CHROOT=1 udevadm settle -t 30
+	SYSTEMD_IGNORE_CHROOT=1 udevadm control --exit
 	[ "$(stat -c '%G %a' /dev/vnet)" = "vnet 660" ]
 	check $? udev_rule_gives_dev_vnet_to_group_vnet
 else
