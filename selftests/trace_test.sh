@@ -63,7 +63,9 @@ ok $? events_enabled
 
 # 1. Paging on the loopback NIC: 4 endpoints a frame.
 "$vnet_bench" paging --nic 0 --ratios 4 --seconds 1 --warmup 0.2 \
-	>"$out/paging" 2>&1
+	>"$out/paging" 2>&1 &&
+	awk '$1 == 4 && $6 > 0 && $9 == 0 { found = 1 } END { exit !found }' \
+		"$out/paging"
 ok $? paging_run
 keep
 
