@@ -63,7 +63,11 @@ int main(int argc, char **argv)
 		return vnetctl_cmd_detach(argc - 1, argv + 1);
 	if (!strcmp(cmd, "route"))
 		return vnetctl_cmd_route(argc - 1, argv + 1);
-
+	if (!strcmp(cmd, "bench")) {
+		vnetctl_msg("the benchmarks are vnet-bench(1) now: vnet-bench %s",
+			    argc > 2 ? argv[2] : "BENCHMARK");
+		return VNETCTL_EXIT_USAGE;
+	}
 	vnetctl_msg("unknown command '%s'", cmd);
 	vnetctl_usage(stderr);
 	return VNETCTL_EXIT_USAGE;
