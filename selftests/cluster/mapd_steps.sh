@@ -371,15 +371,34 @@ rejoin()
 
 link_cut()
 {
-	local cut=$1 k j before retrans t0 slow ms list=""
+	local cut=$1 k j v before retrans t0 slow ms list=""
+	local -a acks
 
 	before=$term.$version
 	retrans=$(stat_sum "$all" stats/retransmits)
 	for k in $all; do
-		client_start "$k" "${nic[k]}" \
-			"$(endpoints_of main "$(others "$all" "$k")")" --seconds 6
+		acks[k]=$(c run "$k" cat \
+			"/sys/class/vnet/vnet${nic[k]}/stats/acks_received") ||
+			acks[k]=0
 	done
-	sleep 2
+	for k in $all; do
+		client_start "$k" "${nic[k]}" \
+			"$(endpoints_of main "$(others "$all" "$k")")" --seconds 12
+	done
+	# Cut once every node's client is under way (its NIC has had an ACK
+	# since): on a loaded host TCG may start a guest's client seconds
+	# late, and a client that sends nothing across the cut waits nothing
+	# out.  The clients run for 12 s from their own start, long enough
+	# for these reads (a spool round trip each) and the cut.
+	t0=$(($(now_ms) + 20000))
+	for k in $all; do
+		while v=$(c run "$k" cat \
+			"/sys/class/vnet/vnet${nic[k]}/stats/acks_received") &&
+			((v <= acks[k] && $(now_ms) < t0)); do
+			sleep 0.2
+		done
+	done
+	sleep 1
 	t0=$(now_ms)
 	c link "$cut" down "$cut_ms"
 	check $? "" "link cut: node $cut's switch port down for $cut_ms ms" \
