@@ -334,7 +334,7 @@ TEST_F_TIMEOUT(cache, overcommit_traffic, 600)
  */
 #define RING_H_REQUEST	1
 #define RING_H_REPLY	2
-#define RING_NARGS	2	/* sender's index, sequence number */
+#define RING_NARGS	2	/* sender's index, sequence number: vnet_short() */
 #define RING_ROUNDS	64	/* round trips per endpoint */
 #define RING_STALL	10	/* seconds without one: the ring is stuck */
 #define RING_REPORTS	5	/* errors described one by one */
@@ -411,14 +411,11 @@ static void ring_answer(struct ring_ep *eps, uint32_t nr, uint32_t i,
 	const struct vnet_desc *d;
 
 	while ((d = vnet_endpoint_peek(&eps[i].ep, VNET_Q_REQ_RECV))) {
-		struct vnet_desc req = *d, rep;
+		struct vnet_desc req = *d;
+		struct vnet_desc rep = vnet_short(RING_H_REPLY, 0, req.args[0],
+						  req.args[1]);
 
-		memset(&rep, 0, sizeof(rep));
-		rep.handler = RING_H_REPLY;
-		rep.nargs = RING_NARGS;
 		rep.token = req.token;
-		rep.args[0] = req.args[0];
-		rep.args[1] = req.args[1];
 		if (vnet_endpoint_post(&eps[i].ep, VNET_Q_REP_SEND, &rep, NULL, 0))
 			break;		/* full: keep the request for later */
 		vnet_endpoint_consume(&eps[i].ep, VNET_Q_REQ_RECV);
@@ -472,14 +469,9 @@ static void ring_complete(struct ring_ep *eps, uint32_t nr, uint32_t i,
 static void ring_send(struct ring_ep *e, uint32_t i)
 {
 	while (e->outstanding < CREDITS && e->next_seq < RING_ROUNDS) {
-		struct vnet_desc req;
+		struct vnet_desc req = vnet_short(RING_H_REQUEST, 0, i,
+						  e->next_seq);
 
-		memset(&req, 0, sizeof(req));
-		req.handler = RING_H_REQUEST;
-		req.nargs = RING_NARGS;
-		req.slot = 0;
-		req.args[0] = i;
-		req.args[1] = e->next_seq;
 		if (vnet_endpoint_post(&e->ep, VNET_Q_REQ_SEND, &req, NULL, 0))
 			break;		/* full: on to the next endpoint */
 		e->next_seq++;
