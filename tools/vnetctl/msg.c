@@ -12,15 +12,21 @@
 
 const char *vnetctl_prog = VNETCTL_NAME;
 
+/* "<prog>: <message>", without the newline. */
+static __printf(1, 0) void vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", vnetctl_prog);
+	vfprintf(stderr, fmt, ap);
+}
+
 /* "<prog>: <what>: <strerror>" for a positive or negative errno. */
 void vnetctl_err(int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", vnetctl_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
 }
@@ -40,10 +46,8 @@ void vnetctl_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", vnetctl_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
