@@ -371,7 +371,7 @@ rejoin()
 
 link_cut()
 {
-	local cut=$1 k j v before retrans t0 slow ms list=""
+	local cut=$1 k j v before retrans deadline t0 slow ms list=""
 	local -a acks
 
 	before=$term.$version
@@ -390,11 +390,11 @@ link_cut()
 	# late, and a client that sends nothing across the cut waits nothing
 	# out.  The clients run for 12 s from their own start, long enough
 	# for these reads (a spool round trip each) and the cut.
-	t0=$(($(now_ms) + 20000))
+	deadline=$(($(now_ms) + 20000))
 	for k in $all; do
 		while v=$(c run "$k" cat \
 			"/sys/class/vnet/vnet${nic[k]}/stats/acks_received") &&
-			((v <= acks[k] && $(now_ms) < t0)); do
+			((v <= acks[k] && $(now_ms) < deadline)); do
 			sleep 0.2
 		done
 	done
