@@ -5,8 +5,12 @@
  * an endpoint with work gets up to nic->burst send attempts per visit and the
  * firmware loiters on it for the rest of them, because a process that just
  * sent tends to send again -- or until it has copied a megabyte of
- * payload.  Each round starts one frame further on, so no frame is always
- * served first.
+ * payload.  Each round starts just past the frame that went first in the
+ * last one, so that every endpoint with work goes first in turn: starting
+ * one frame further on would not do on a NIC whose few busy endpoints sit
+ * in the first of its many frames -- most rounds would start in the empty
+ * ones and reach the busy ones in the same order, and the first would
+ * always find the free channels.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -93,8 +97,8 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 {
 	struct vnet_fw_round round = { 0, false, false };
+	u32 i, first = nic->nframes;
 	bool visited = false;
-	u32 i;
 
 	vnet_fw_timer(nic, now);
 	vnet_fw_trains_unpause(nic);
@@ -128,8 +132,12 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 			continue;
 		round.messages += vnet_fw_visit(nic, ep, frame, &round.held);
 		visited = true;
+		if (first == nic->nframes)
+			first = f;
 	}
-	nic->rr_next = (nic->rr_next + 1) % nic->nframes;
+	if (first == nic->nframes)
+		first = nic->rr_next;
+	nic->rr_next = (first + 1) % nic->nframes;
 	nic->held = round.held;
 	/* Packets on the wire, or trains coming in that may stall. */
 	round.timer = nic->nactive > 0 || nic->trains_busy > 0;
