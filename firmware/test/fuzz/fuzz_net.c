@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cluster the fuzzers attack (fuzz_net.h): its endpoints' users, and
+ * the invariants checked after every step and once everything settles.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fuzz_net.h"
+#include "frag_util.h"
+
+#define FZ_TAG		0xf022a11ULL
+#define FZ_TAG_S	0xf022a12ULL	/* S's: only A's translation has it */
+#define FZ_OUT		2		/* requests a client keeps out */
+/* Medium payloads past 1404 bytes go as trains, as on Ethernet. */
+#define FZ_MTU		1500
+/*
+ * Short timeouts, so that an input settles in tens of quanta: the bounds
+ * they set are what the checks hold the firmware to, not their values.
+ */
+#define FZ_MAX_RETRIES	4
+#define FZ_BUSY_QUANTA	10
+/* Far past what the slowest honest drain takes with these timeouts. */
+#define FZ_SETTLE_QUANTA 4000
+
+enum fz_kind { K_SHORT, K_MEDIUM, K_TRAIN, K_XFER, K_SEG, K_NR };
+
+struct fz_client {
+	u8 nic, ep;
+	u8 ndst;
+	/*
+	 * Kinds it sends, from K_SHORT: NIC 1's clients none read from
+	 * their segments, which NIC 0 cannot tell from another XFER train,
+	 * so that the seeds of what they say stay small.
+	 */
+	u8 nkinds;
+	struct vnet_name dst[2];	/* translation slot i */
+	u64 tag[2];
+	bool exact;
+	bool peer_only;			/* runs only while NIC 1 runs */
+};
+
+#define FZ_TO(n, e)	((struct vnet_name){ .nic = (n), .ep = (e) })
+
+static const struct fz_client fz_clients[] = {
+	{ .nic = 0, .ep = FZ_A, .ndst = 2, .nkinds = K_NR,
+	  .dst = { FZ_TO(1, FZ_F), FZ_TO(0, FZ_S) },
+	  .tag = { FZ_TAG, FZ_TAG_S } },
+	{ .nic = 0, .ep = FZ_C, .ndst = 1, .nkinds = K_NR,
+	  .dst = { FZ_TO(0, FZ_D) }, .tag = { FZ_TAG }, .exact = true },
+	{ .nic = 1, .ep = FZ_E, .ndst = 1, .nkinds = K_SEG,
+	  .dst = { FZ_TO(0, FZ_B) }, .tag = { FZ_TAG }, .exact = true,
+	  .peer_only = true },
+	{ .nic = 1, .ep = FZ_G, .ndst = 1, .nkinds = K_SEG,
+	  .dst = { FZ_TO(0, FZ_A) }, .tag = { FZ_TAG }, .peer_only = true },
+};
+
+static const u64 fz_tags[FZ_NICS][FZ_EPS] = {
+	{ FZ_TAG, FZ_TAG, VNET_TAG_NONE, FZ_TAG, FZ_TAG_S },
+	{ VNET_TAG_NONE, FZ_TAG, VNET_TAG_NONE, FZ_TAG, VNET_TAG_NONE },
+};
+
+static u8 fz_buf[VNET_MEDIUM_MAX];
+
+/*
+ * Each input builds its cluster afresh, megabytes of it, and frees it:
+ * with ASan's usual quarantine of 256 MiB every input would run on memory
+ * the kernel has yet to fault in, at a third of the speed.  16 MiB still
+ * keeps everything one input frees quarantined until it ends.
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "quarantine_size_mb=16";
+}
+
+/* What every byte of request @n of endpoint @src is, or of its reply. */
+static u32 fz_seed(struct vnet_name src, u32 n, bool reply)
+{
+	return (src.nic << 28) ^ (src.ep << 20) ^ (n * 2654435761u) ^
+	       (reply ? 0x5a5a5a5a : 0);
+}
+
+static const struct fz_client *fz_client(u32 nic, u32 ep)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(fz_clients); i++)
+		if (fz_clients[i].nic == nic && fz_clients[i].ep == ep)
+			return &fz_clients[i];
+	return NULL;
+}
+
+/* Is @c a client held to exactly one reply per request? */
+static bool fz_exact(const struct fz_net *f, const struct fz_client *c)
+{
+	return c && c->exact && (f->peer_live || !c->peer_only);
+}
+
+/* Is @n such a client?  Only NIC 1 itself can say it is one of NIC 1's. */
+static bool fz_exact_name(const struct fz_net *f, struct vnet_name n)
+{
+	return n.nic < FZ_NICS && n.ep < FZ_EPS &&
+	       fz_exact(f, fz_client(n.nic, n.ep));
+}
+
+void fz_init(struct fz_net *f, bool peer_live)
+{
+	u32 i, j;
+
+	memset(f, 0, sizeof(*f));
+	sim_net_init(&f->net, FZ_NICS, FZ_EPS, 1);
+	f->peer_live = peer_live;
+	f->posting = true;
+	for (i = 0; i < FZ_NICS; i++) {
+		struct sim_nic *s = f->net.nic[i];
+
+		s->fw.mtu = FZ_MTU;
+		s->fw.max_retries = FZ_MAX_RETRIES;
+		s->fw.busy_timeout = FZ_BUSY_QUANTA * s->fw.quantum;
+		for (j = 0; j < FZ_EPS; j++) {
+			s->ep[j].fw.tag = fz_tags[i][j];
+			frag_give_seg(s, j, FZ_SEG);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(fz_clients); i++) {
+		const struct fz_client *c = &fz_clients[i];
+
+		for (j = 0; j < c->ndst; j++)
+			sim_map(f->net.nic[c->nic], c->ep, j, c->dst[j].nic,
+				c->dst[j].ep, c->tag[j]);
+	}
+	/* Faulted in by the first message for them: RESUME, NOT_RESIDENT. */
+	sim_unload(f->net.nic[0], FZ_B);
+	sim_unload(f->net.nic[0], FZ_D);
+	/* And NIC 0 hears NACKs and a RESUME from NIC 1 for A's first. */
+	sim_unload(f->net.nic[1], FZ_F);
+	/* A silent peer: only the fuzzer's frames come from NIC 1. */
+	f->net.down[1] = !peer_live;
+}
+
+void fz_fini(struct fz_net *f)
+{
+	frag_free_segs(&f->net);
+	sim_net_fini(&f->net);
+}
+
+/* Request @n of client @c, its payload in fz_buf or its own segment. */
+static struct vnet_desc fz_request(struct fz_net *f, const struct fz_client *c,
+				   u32 n, const u8 **payload)
+{
+	struct vnet_fw_ep *ep = &f->net.nic[c->nic]->ep[c->ep].fw;
+	struct vnet_name me = { c->nic, c->ep };
+	struct vnet_desc d = { .handler = 1, .nargs = 2 };
+	/* Two requests out at most: each has half of both segments. */
+	u32 half = (n & 1) * (FZ_SEG / 2);
+
+	d.slot = n % c->ndst;
+	d.args[0] = n;
+	d.args[1] = n * 7;		/* odd: a medium reply */
+	switch ((n / c->ndst) % c->nkinds) {
+	case K_SHORT:
+		break;
+	case K_MEDIUM:
+		d.flags = VNET_DESC_MEDIUM;
+		d.len = 1 + n * 97 % 1300;
+		break;
+	case K_TRAIN:
+		d.flags = VNET_DESC_MEDIUM;
+		d.len = 1500 + n * 389 % 2600;	/* two or three fragments */
+		break;
+	case K_XFER:
+		d.flags = VNET_DESC_XFER;
+		d.len = 1 + n * 211 % 3000;
+		d.offset = half;
+		break;
+	case K_SEG:
+		/* Past a pool buffer: a train read from the segment. */
+		d.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
+		d.len = VNET_MEDIUM_MAX + 1 + n * 101 % 4000;
+		d.offset = half;
+		d.src_offset = half;
+		/* A hostile user may have replaced its segment: what fits. */
+		if (vnet_fw_seg_fits(ep, half, d.len))
+			frag_fill(ep->seg + half, d.len, fz_seed(me, n, false));
+		*payload = NULL;
+		return d;
+	}
+	frag_fill(fz_buf, d.len, fz_seed(me, n, false));
+	*payload = d.len ? fz_buf : NULL;
+	return d;
+}
+
+/*
+ * What the firmware may have written into an entry of receive queue @q of
+ * endpoint @ep of NIC @nic: whatever came in, from whomever.
+ */
+static void fz_check_entry(struct fz_net *f, u32 nic, u32 ep, unsigned int q,
+			   const struct vnet_desc *d)
+{
+	const struct vnet_fw_ep *me = &f->net.nic[nic]->ep[ep].fw;
+	u8 may = VNET_DESC_USER_FLAGS & ~VNET_DESC_FROM_SEG;
+	bool returned = d->flags & VNET_DESC_RETURNED;
+	unsigned int i;
+
+	fz_assert(!d->__reserved0, "nic %u ep %u q %u", nic, ep, q);
+	for (i = 0; i < ARRAY_SIZE(d->__reserved1); i++)
+		fz_assert(!d->__reserved1[i], "nic %u ep %u q %u", nic, ep, q);
+	fz_assert(d->nargs <= VNET_MAX_ARGS, "%u", d->nargs);
+	if (q == VNET_Q_REQ_RECV) {
+		fz_assert(!(d->flags & ~may), "flags %#x", d->flags);
+		fz_assert(!d->status, "status %u", d->status);
+	} else if (returned) {
+		may = VNET_DESC_USER_FLAGS | VNET_DESC_RETURNED |
+		      VNET_DESC_REPLY;
+		fz_assert(!(d->flags & ~may), "flags %#x", d->flags);
+		fz_assert(d->status > VNET_RET_NONE && d->status < VNET_RET_NR,
+			  "status %u", d->status);
+	} else {
+		fz_assert(!(d->flags & ~(may | VNET_DESC_REPLY)) &&
+			  (d->flags & VNET_DESC_REPLY), "flags %#x", d->flags);
+		fz_assert(!d->status, "status %u", d->status);
+	}
+	if (returned && (d->flags & VNET_DESC_FROM_SEG))
+		fz_assert(d->len <= VNET_XFER_MAX, "len %u", d->len);
+	else if (returned || (d->flags & VNET_DESC_MEDIUM))
+		fz_assert(d->len <= VNET_MEDIUM_MAX, "len %u", d->len);
+	if (!(d->flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)))
+		fz_assert(!d->len, "len %u flags %#x", d->len, d->flags);
+	if (returned)
+		return;
+	/* A bulk message landed inside the receiver's segment. */
+	if (d->flags & VNET_DESC_XFER)
+		fz_assert(d->offset <= FZ_SEG && d->len <= FZ_SEG - d->offset &&
+			  me->seg_len == FZ_SEG, "offset %llu len %u",
+			  (unsigned long long)d->offset, d->len);
+	fz_assert(d->peer.nic < FZ_NICS, "from nic %u", d->peer.nic);
+	if (d->peer.nic == nic)
+		fz_assert(d->peer.ep < FZ_EPS, "from ep %u", d->peer.ep);
+}
+
+/* Take @n, below @limit, if it was not taken yet. */
+static bool fz_window_take(struct fz_window *w, u32 n, u32 limit)
+{
+	if (n < w->base || n >= limit || n - w->base >= 64 ||
+	    (w->mask & (1ULL << (n - w->base))))
+		return false;
+	w->mask |= 1ULL << (n - w->base);
+	while (w->mask & 1) {
+		w->mask >>= 1;
+		w->base++;
+	}
+	return true;
+}
+
+/* A message of @len bytes at @p with seed @seed, whole? */
+static void fz_check_bytes(const u8 *p, u32 len, u32 seed, const char *what)
+{
+	fz_assert(frag_same(p, len, seed), "%s of %u bytes damaged", what, len);
+}
+
+/* Answer the requests on @ep's request queue, checking them first. */
+static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
+{
+	struct sim_nic *s = f->net.nic[nic];
+	struct fz_user *u = &f->user[nic][ep];
+	u32 i;
+
+	for (i = 0; i < VNET_QUEUE_DEPTH; i++) {
+		const struct vnet_desc *d = sim_peek(s, ep, VNET_Q_REQ_RECV);
+		struct vnet_desc r = { .handler = 2, .nargs = 2 };
+		u32 n, seed;
+
+		if (!d)
+			break;
+		n = d->args[0];
+		r.token = d->token;
+		r.args[0] = n;
+		r.args[1] = d->args[1];
+		if (d->args[1] & 1) {
+			r.flags = VNET_DESC_MEDIUM;
+			r.len = 1 + n * 53 % 1000;
+			frag_fill(fz_buf, r.len, fz_seed(d->peer, n, true));
+		}
+		/* No room for the reply: the request waits with it. */
+		if (sim_post(s, ep, VNET_Q_REP_SEND, &r, r.len ? fz_buf : NULL))
+			break;
+		if (!u->hostile)
+			fz_check_entry(f, nic, ep, VNET_Q_REQ_RECV, d);
+		if (!u->hostile && fz_exact_name(f, d->peer)) {
+			struct fz_user *from = &f->user[d->peer.nic][d->peer.ep];
+
+			seed = fz_seed(d->peer, n, false);
+			fz_assert(fz_window_take(&from->served, n, from->posted),
+				  "request %u of %u/%u: taken, or never sent (%u)",
+				  n, d->peer.nic, d->peer.ep, from->posted);
+			if (d->flags & VNET_DESC_MEDIUM)
+				fz_check_bytes(sim_payload(s, ep, VNET_Q_REQ_RECV),
+					       d->len, seed, "medium request");
+			/*
+			 * A forger that has the server's tag may write into
+			 * its segment too, as anyone may who has it.
+			 */
+			else if ((d->flags & VNET_DESC_XFER) && f->peer_live)
+				fz_check_bytes(s->ep[ep].fw.seg + d->offset,
+					       d->len, seed, "bulk request");
+		}
+		sim_consume(s, ep, VNET_Q_REQ_RECV);
+	}
+}
+
+/* Read @ep's replies and returns, checking an exact client's hardest. */
+static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
+{
+	const struct fz_client *c = fz_client(nic, ep);
+	struct vnet_name me = { nic, ep };
+	struct sim_nic *s = f->net.nic[nic];
+	struct fz_user *u = &f->user[nic][ep];
+	u32 i;
+
+	for (i = 0; i < VNET_QUEUE_DEPTH; i++) {
+		const struct vnet_desc *d = sim_peek(s, ep, VNET_Q_REP_RECV);
+		const u8 *p = sim_payload(s, ep, VNET_Q_REP_RECV);
+		bool reply = d && (d->flags & VNET_DESC_REPLY);
+		u32 n;
+
+		if (!d)
+			break;
+		n = d->args[0];
+		if (u->hostile)
+			goto next;
+		fz_check_entry(f, nic, ep, VNET_Q_REP_RECV, d);
+		if (d->flags & VNET_DESC_RETURNED) {
+			/* Our own reply or request, with our own bytes. */
+			fz_assert(!fz_exact(f, c), "%u/%u got a return, reason %u",
+				  nic, ep, d->status);
+			if (d->len && !(d->flags & VNET_DESC_FROM_SEG))
+				fz_check_bytes(p, d->len,
+					       reply ? fz_seed(d->peer, n, true) :
+						       fz_seed(me, n, false),
+					       "returned message");
+			if (!reply && u->resolved < u->posted)
+				u->resolved++;
+			goto next;
+		}
+		if (!c)
+			goto next;
+		if (!fz_exact(f, c)) {
+			if (u->resolved < u->posted)
+				u->resolved++;
+			goto next;
+		}
+		/* Forged from the wire, if it got past the reply key. */
+		if (d->peer.nic != c->dst[0].nic || d->peer.ep != c->dst[0].ep)
+			goto next;
+		fz_assert(fz_window_take(&u->replied, n, u->posted),
+			  "%u/%u: reply %u again, or to nothing (%u sent)",
+			  nic, ep, n, u->posted);
+		u->resolved++;
+		if (d->flags & VNET_DESC_MEDIUM)
+			fz_check_bytes(p, d->len, fz_seed(me, n, true), "reply");
+next:
+		sim_consume(s, ep, VNET_Q_REP_RECV);
+	}
+}
+
+static void fz_post(struct fz_net *f, const struct fz_client *c)
+{
+	struct fz_user *u = &f->user[c->nic][c->ep];
+
+	while (f->posting && !f->mute[c->nic][c->ep] &&
+	       u->posted - u->resolved < FZ_OUT) {
+		const u8 *payload;
+		struct vnet_desc d = fz_request(f, c, u->posted, &payload);
+
+		if (sim_post(f->net.nic[c->nic], c->ep, VNET_Q_REQ_SEND, &d,
+			     payload))
+			break;
+		u->posted++;
+	}
+}
+
+/* Every user does what it does once a step. */
+static void fz_drive(struct fz_net *f)
+{
+	u32 i, j;
+
+	for (i = 0; i < FZ_NICS; i++) {
+		if (i && !f->peer_live)
+			break;
+		for (j = 0; j < FZ_EPS; j++) {
+			/* Its user lost its mapping: it waits for the move. */
+			if (f->net.nic[i]->ep[j].fw.moving)
+				continue;
+			fz_serve(f, i, j);
+			fz_read_replies(f, i, j);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(fz_clients); i++) {
+		const struct fz_client *c = &fz_clients[i];
+
+		if ((f->peer_live || !c->peer_only) &&
+		    !f->net.nic[c->nic]->ep[c->ep].fw.moving)
+			fz_post(f, c);
+	}
+}
+
+/*
+ * The firmware's own books, between any two of its entry points: every
+ * channel not free counted by its peer and, in flight, by its sender;
+ * every pool buffer either free or on a channel; every train slot held by
+ * the channel it says and counted in the entry it sets aside.
+ */
+void fz_check_nic(struct sim_nic *s)
+{
+	struct vnet_fw_nic *fw = &s->fw;
+	u32 reserved[FZ_EPS][2] = {};
+	u32 unresolved[FZ_EPS] = {};
+	u32 i, c, held = 0, trains = 0, paused = 0;
+
+	fz_assert(fw->pool_free <= SIM_POOL, "%u", fw->pool_free);
+	fz_assert(fw->trains_busy <= fw->ntrains, "%u", fw->trains_busy);
+	fz_assert(fw->nactive <= fw->max_peers, "%u", fw->nactive);
+	for (i = 0; i < fw->max_peers; i++) {
+		struct vnet_fw_peer *p = &fw->peers[i];
+		u32 busy = 0, ptrains = 0;
+
+		if (!p->used) {
+			fz_assert(!p->unacked && !p->trains, "peer %u", i);
+			continue;
+		}
+		for (c = 0; c < fw->nchannels; c++) {
+			const struct vnet_fw_send_chan *ch = &p->tx[c];
+			u32 t = p->rx[c].train;
+
+			fz_assert(ch->state <= VNET_CHAN_PAUSED, "%u", ch->state);
+			if (ch->state == VNET_CHAN_FREE)
+				fz_assert(!ch->payload && !ch->counted,
+					  "free channel %u holds", c);
+			busy += ch->state != VNET_CHAN_FREE;
+			held += !!ch->payload;
+			paused += ch->state == VNET_CHAN_PAUSED;
+			if (ch->counted && ch->src)
+				unresolved[ch->src->name.ep]++;
+			if (!t)
+				continue;
+			fz_assert(t <= fw->ntrains && fw->trains[t - 1].busy &&
+				  fw->trains[t - 1].peer == i &&
+				  fw->trains[t - 1].channel == c,
+				  "peer %u channel %u train %u", i, c, t);
+			ptrains++;
+		}
+		fz_assert(busy == p->unacked, "peer %u: %u busy, %u unacked", i,
+			  busy, p->unacked);
+		fz_assert(ptrains == p->trains, "peer %u: %u trains, %u counted",
+			  i, ptrains, p->trains);
+		if (busy)
+			fz_assert(p->active_pos < fw->nactive &&
+				  fw->active[p->active_pos] == i, "peer %u", i);
+	}
+	fz_assert(fw->pool_free + held == SIM_POOL, "%u free, %u held",
+		  fw->pool_free, held);
+	fz_assert(paused == fw->paused, "%u paused, %u counted", paused,
+		  fw->paused);
+	for (i = 0; i < fw->ntrains; i++) {
+		const struct vnet_fw_train *t = &fw->trains[i];
+
+		if (!t->busy)
+			continue;
+		trains++;
+		fz_assert(t->dst->name.nic == fw->nic_id &&
+			  t->dst->name.ep < FZ_EPS &&
+			  (t->rq == VNET_Q_REQ_RECV || t->rq == VNET_Q_REP_RECV) &&
+			  t->received < t->msg.len, "train %u", i);
+		reserved[t->dst->name.ep][t->rq - VNET_Q_REQ_RECV]++;
+	}
+	fz_assert(trains == fw->trains_busy, "%u trains, %u counted", trains,
+		  fw->trains_busy);
+	for (i = 0; i < s->nr_eps; i++) {
+		const struct vnet_fw_ep *ep = &s->ep[i].fw;
+
+		fz_assert(ep->recv_reserved[0] == reserved[i][0] &&
+			  ep->recv_reserved[1] == reserved[i][1],
+			  "ep %u reserves %u+%u for %u+%u trains", i,
+			  ep->recv_reserved[0], ep->recv_reserved[1],
+			  reserved[i][0], reserved[i][1]);
+		fz_assert(ep->unresolved == unresolved[i],
+			  "ep %u: %u unresolved, %u counted", i,
+			  unresolved[i], ep->unresolved);
+	}
+}
+
+void fz_run(struct fz_net *f, u32 steps, u64 dt)
+{
+	u32 i;
+
+	while (steps--) {
+		fz_drive(f);
+		sim_net_step(&f->net, dt);
+		for (i = 0; i < FZ_NICS; i++)
+			fz_check_nic(f->net.nic[i]);
+	}
+}
+
+/* A frame for NIC 0 from NIC 1's address, or from one with no route. */
+void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger)
+{
+	u8 mac[6];
+	/* Its own copy: a read past its end is one past an allocation. */
+	u8 *copy = malloc(len ? len : 1);
+
+	sim_mac(stranger ? 0x99 : 1, mac);
+	memcpy(copy, frame, len);
+	sim_net_inject(&f->net, 0, mac, copy, len);
+	free(copy);
+	fz_check_nic(f->net.nic[0]);
+}
+
+/* Nothing more to do for an honest user, unless a hostile one holds it. */
+static bool fz_user_idle(struct fz_net *f, u32 nic, u32 ep)
+{
+	const struct fz_client *c = fz_client(nic, ep);
+	struct sim_ep *e = &f->net.nic[nic]->ep[ep];
+	struct fz_user *u = &f->user[nic][ep];
+	unsigned int q;
+
+	if (u->hostile || u->tainted || (nic && !f->peer_live))
+		return true;
+	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++)
+		if (e->frame->cons[q].val != e->send_prod[q])
+			return false;
+	for (q = VNET_Q_REQ_RECV; q <= VNET_Q_REP_RECV; q++)
+		if (sim_peek(f->net.nic[nic], ep, q))
+			return false;
+	return !fz_exact(f, c) || u->resolved == u->posted;
+}
+
+static bool fz_quiet(struct fz_net *f)
+{
+	u32 i, j;
+
+	if (!frag_all_quiet(&f->net))
+		return false;
+	for (i = 0; i < FZ_NICS; i++)
+		for (j = 0; j < FZ_EPS; j++)
+			if (!fz_user_idle(f, i, j))
+				return false;
+	return true;
+}
+
+/* The firmware's counters against what it wrote into the queues. */
+static void fz_check_final(struct fz_net *f)
+{
+	u32 i, j, r;
+
+	for (i = 0; i < FZ_NICS; i++) {
+		struct sim_nic *s = f->net.nic[i];
+		const struct vnet_fw_nic_stats *st = &s->fw.stats;
+		u64 returned = 0;
+
+		for (r = 0; r < VNET_RET_NR; r++)
+			returned += st->returned[r];
+		fz_assert(st->tx_frags <= st->tx_data &&
+			  st->rx_frags <= st->rx_data &&
+			  st->rx_trains <= st->rx_frags &&
+			  returned <= st->tx_data, "nic %u counters", i);
+		for (j = 0; j < FZ_EPS; j++) {
+			const struct sim_ep *e = &s->ep[j];
+			const struct vnet_fw_ep *ep = &e->fw;
+
+			fz_assert((u64)ep->recv_prod[0] + ep->recv_prod[1] ==
+				  ep->stats.received + ep->stats.returned,
+				  "nic %u ep %u: %u+%u entries, %llu+%llu counted",
+				  i, j, ep->recv_prod[0], ep->recv_prod[1],
+				  (unsigned long long)ep->stats.received,
+				  (unsigned long long)ep->stats.returned);
+			if (f->user[i][j].hostile)
+				continue;
+			fz_assert(e->frame->prod[VNET_Q_REQ_RECV].val ==
+				  ep->recv_prod[0] &&
+				  e->frame->prod[VNET_Q_REP_RECV].val ==
+				  ep->recv_prod[1] &&
+				  e->frame->cons[VNET_Q_REQ_SEND].val ==
+				  ep->send_cons[0] &&
+				  e->frame->cons[VNET_Q_REP_SEND].val ==
+				  ep->send_cons[1], "nic %u ep %u indices", i, j);
+		}
+	}
+}
+
+/* What is left, for whoever reads the crash. */
+static void fz_dump(struct fz_net *f)
+{
+	u32 i, j;
+
+	for (i = 0; i < FZ_NICS; i++) {
+		const struct vnet_fw_nic *fw = &f->net.nic[i]->fw;
+
+		fprintf(stderr, "nic %u: %u peers busy, %u trains, %u paused, %u buffers free\n",
+			i, fw->nactive, fw->trains_busy, fw->paused,
+			fw->pool_free);
+		for (j = 0; j < FZ_EPS; j++) {
+			const struct vnet_fw_ep *ep = &f->net.nic[i]->ep[j].fw;
+			const struct fz_user *u = &f->user[i][j];
+
+			fprintf(stderr, "  ep %u: idle %d, %u/%u resolved, %u unresolved, train_head %#x\n",
+				j, fz_user_idle(f, i, j), u->resolved,
+				u->posted, ep->unresolved, ep->train_head);
+		}
+	}
+}
+
+/*
+ * Stop posting and let everything run out: whatever a peer or a user did,
+ * the firmware gives every channel, buffer, train slot and queue entry
+ * back within its timeouts, and every honest user gets what it is owed.
+ */
+void fz_settle(struct fz_net *f)
+{
+	u64 quantum = f->net.nic[0]->fw.quantum;
+	u32 i;
+
+	f->posting = false;
+	for (i = 0; i < FZ_SETTLE_QUANTA && !fz_quiet(f); i++)
+		fz_run(f, 1, quantum);
+	if (!fz_quiet(f))
+		fz_dump(f);
+	fz_assert(fz_quiet(f), "nothing settles in %u quanta",
+		  FZ_SETTLE_QUANTA);
+	fz_check_final(f);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cluster the fuzzers attack: two simulated NICs (sim.c, wire_sim.c),
+ * endpoints on both with users that post requests and answer them, and
+ * the checks that what the firmware did with a hostile input left it
+ * consistent.  A fuzzer builds one per input, so that every input runs
+ * from the same state and a crash replays from its input alone.
+ *
+ * NIC 0 is the target; NIC 1 is its peer.  The endpoints, by role:
+ *
+ *   NIC 0  A  client of F (remote, every kind of message, trains and
+ *             XFERs from its own segment), server for G
+ *          B  server for E, off the card at the start
+ *          C  client of D (local), exactly accounted for
+ *          D  server for C, off the card at the start
+ *          S  server for A's local requests alone
+ *   NIC 1  E  client of B, exactly accounted for when NIC 1 runs
+ *          F  server for A
+ *          G  client of A
+ *          H  server, unused: a destination nobody routes to
+ *
+ * Every endpoint's receive queues are read, every request answered, and
+ * each entry read is checked for what the firmware may write into it.
+ * An exactly accounted client gets exactly one reply per request,
+ * intact, and never a return; its server gets each request once, intact:
+ * nothing the fuzzers do may disturb them.
+ */
+#ifndef _VNET_FUZZ_NET_H
+#define _VNET_FUZZ_NET_H
+
+#include "wire_sim.h"
+
+#define FZ_NICS		2
+#define FZ_EPS		5
+#define FZ_DT		20		/* a step of the wire, in time units */
+#define FZ_SEG		(32 * 1024)	/* every segment's length */
+
+enum { FZ_A, FZ_B, FZ_C, FZ_D, FZ_S };	/* endpoints of NIC 0 */
+enum { FZ_E, FZ_F, FZ_G, FZ_H };	/* endpoints of NIC 1 */
+
+/*
+ * Numbers from 0 up, each taken once, in any order: those below base,
+ * and base + i for each bit i of mask.  Messages on different channels
+ * overtake each other.
+ */
+struct fz_window {
+	u32 base;
+	u64 mask;
+};
+
+struct fz_user {
+	u32 posted;			/* requests */
+	u32 resolved;			/* of those, replied to or returned */
+	struct fz_window replied;	/* an exact client's replies */
+	struct fz_window served;	/* its requests, as its server took them */
+	bool hostile;			/* its memory is the fuzzer's */
+	/* Talks to a hostile endpoint, which may hold its queue for ever. */
+	bool tainted;
+};
+
+struct fz_net {
+	struct sim_net net;
+	struct fz_user user[FZ_NICS][FZ_EPS];
+	bool peer_live;			/* NIC 1's users run and it answers */
+	bool posting;			/* clients post new requests */
+	bool mute[FZ_NICS][FZ_EPS];	/* clients that post nothing */
+};
+
+void fz_init(struct fz_net *f, bool peer_live);
+void fz_fini(struct fz_net *f);
+void fz_run(struct fz_net *f, u32 steps, u64 dt);
+void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger);
+void fz_settle(struct fz_net *f);
+void fz_check_nic(struct sim_nic *s);
+
+/* An invariant broke: say which, and crash for the fuzzer to see. */
+#define fz_assert(cond, fmt, ...) do {					\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: %s: " fmt "\n", __FILE__,	\
+			__LINE__, #cond, ##__VA_ARGS__);		\
+		abort();						\
+	}								\
+} while (0)
+
+#endif /* _VNET_FUZZ_NET_H */

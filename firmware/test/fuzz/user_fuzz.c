@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A hostile user: the fuzzer writes into everything endpoint A of the
+ * cluster in fuzz_net.h maps -- its frame (queue indices, descriptors,
+ * the header, the padding), its staging area and its segment -- between
+ * the firmware's rounds, while A's own user keeps posting to F and to S
+ * and answering G, and the other endpoints talk among themselves.  The
+ * firmware copies what it reads there once and checks the copy: none of
+ * it may crash it, break its books, reach an endpoint A has no business
+ * with, or keep it from returning or delivering the others' messages.
+ *
+ * An input is a sequence of records:
+ *
+ *   u8   op     bits 0-2: what (below); bits 3-7: steps of the wire to
+ *               run after it
+ *   u8   arg
+ *   be16 off
+ *   u8   len
+ *   u8   bytes[len]  what is left of the input, if it ends first
+ *
+ * FRAME    bytes at off in A's frame (loaded first, as the user's own
+ *          access would fault it in)
+ * STAGING  bytes at 8 * off in A's staging area
+ * POST     a descriptor on send queue arg & 1: a short request through
+ *          slot (arg >> 1) & 1, or a reply, with bytes over it at off;
+ *          the producer index moves on by one
+ * INDEX    index arg & 3 (prod, or with arg & 4 cons) of A's frame moves
+ *          by (s16)off, or with arg & 8 becomes the first four bytes
+ * SEG      bytes at off in A's segment
+ * SET_SEG  A's segment becomes 2 * off bytes long, none for 0 (SET_SEG)
+ * RUN      arg & 63 quanta of the wire
+ * MOVE     A moves off the card (the host's way: moving, flushed,
+ *          unloaded), or with arg & 1 comes back
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fuzz_net.h"
+
+enum user_op { U_FRAME, U_STAGING, U_POST, U_INDEX, U_SEG, U_SET_SEG, U_RUN,
+	       U_MOVE };
+
+/* Steps an input may run at most, so that none takes seconds. */
+#define USER_MAX_STEPS	4096
+
+struct user_rec {
+	u8 op, arg;
+	u16 off;
+	u32 len;
+	const u8 *bytes;
+};
+
+static bool user_next(const u8 *data, size_t size, size_t *pos,
+		      struct user_rec *r)
+{
+	if (*pos > size || size - *pos < 5)
+		return false;
+	r->op = data[*pos];
+	r->arg = data[*pos + 1];
+	r->off = data[*pos + 2] << 8 | data[*pos + 3];
+	r->len = data[*pos + 4];
+	*pos += 5;
+	if (r->len > size - *pos)
+		r->len = size - *pos;
+	r->bytes = data + *pos;
+	*pos += r->len;
+	return true;
+}
+
+/* @len bytes of @r at @at of a region of @size, as many as fit. */
+static void user_write(u8 *region, u64 size, u64 at, const struct user_rec *r)
+{
+	if (!size || at >= size)
+		return;
+	memcpy(region + at, r->bytes, r->len < size - at ? r->len : size - at);
+}
+
+/* The user touches its frame: it is brought onto the card first. */
+static struct vnet_frame *user_frame(struct fz_net *f)
+{
+	struct sim_nic *s = f->net.nic[0];
+
+	if (!s->ep[FZ_A].fw.frame)
+		sim_load(s, FZ_A);
+	return s->ep[FZ_A].frame;
+}
+
+static void user_post(struct fz_net *f, const struct user_rec *r)
+{
+	struct sim_ep *e = &f->net.nic[0]->ep[FZ_A];
+	unsigned int q = r->arg & 1;
+	struct vnet_desc d = { .handler = 1, .nargs = 1 };
+	struct vnet_frame *frame = user_frame(f);
+	u32 prod = e->send_prod[q];
+
+	if (q == VNET_Q_REQ_SEND)
+		d.slot = (r->arg >> 1) & 1;
+	user_write((u8 *)&d, sizeof(d), r->off % sizeof(d), r);
+	frame->queue[q][prod & (VNET_QUEUE_DEPTH - 1)] = d;
+	/* What A's own user posts next goes after it. */
+	e->send_prod[q] = prod + 1;
+	fw_store_release(&frame->prod[q].val, prod + 1);
+}
+
+static void user_index(struct fz_net *f, const struct user_rec *r)
+{
+	struct vnet_frame *frame = user_frame(f);
+	unsigned int q = r->arg & 3;
+	u32 *index = r->arg & 4 ? &frame->cons[q].val : &frame->prod[q].val;
+	u32 v = *index + (int16_t)r->off;
+
+	if ((r->arg & 8) && r->len >= 4)
+		memcpy(&v, r->bytes, 4);
+	fw_store_release(index, v);
+}
+
+static void user_set_seg(struct fz_net *f, u32 len)
+{
+	struct vnet_fw_ep *ep = &f->net.nic[0]->ep[FZ_A].fw;
+
+	free(ep->seg);
+	ep->seg = len ? calloc(1, len) : NULL;
+	ep->seg_len = len;
+	ep->seg_gen++;			/* as vnet_ep_set_seg() does */
+}
+
+/*
+ * Move A off the card the host's way: nothing goes out of it while it
+ * moves, and it goes once nothing of it is on the wire -- which the
+ * firmware promises within max(busy_timeout, 2 * max_retries quanta).
+ */
+static void user_move(struct fz_net *f, bool back)
+{
+	struct sim_nic *s = f->net.nic[0];
+	struct vnet_fw_ep *ep = &s->ep[FZ_A].fw;
+	u64 bound = 2 * s->fw.busy_timeout +
+		    4 * s->fw.max_retries * s->fw.quantum;
+	u64 start = f->net.now;
+
+	if (back) {
+		user_frame(f);
+		return;
+	}
+	if (!ep->frame)
+		return;
+	/* The firmware stops visiting it, as vnet_cache_detach() does. */
+	s->owner[FZ_A] = NULL;
+	ep->moving = true;
+	while (ep->unresolved) {
+		fz_assert(f->net.now - start <= bound,
+			  "A still has %u messages unresolved after %llu",
+			  ep->unresolved,
+			  (unsigned long long)(f->net.now - start));
+		fz_run(f, 1, FZ_DT);
+	}
+	sim_unload(s, FZ_A);
+	ep->moving = false;
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	static struct fz_net f;
+	u32 budget = USER_MAX_STEPS;
+	struct user_rec r;
+	size_t pos = 0;
+	struct sim_ep *e;
+
+	fz_init(&f, true);
+	f.user[0][FZ_A].hostile = true;
+	/* A may hold S's reply queue for ever with its own (design.rst). */
+	f.user[0][FZ_S].tainted = true;
+	e = &f.net.nic[0]->ep[FZ_A];
+	while (user_next(data, size, &pos, &r)) {
+		u32 steps = r.op >> 3;
+		u64 dt = FZ_DT;
+
+		switch (r.op & 7) {
+		case U_FRAME:
+			user_write((u8 *)user_frame(&f), VNET_FRAME_SIZE, r.off,
+				   &r);
+			break;
+		case U_STAGING:
+			user_write(e->staging, VNET_STAGING_SIZE, 8ULL * r.off,
+				   &r);
+			break;
+		case U_POST:
+			user_post(&f, &r);
+			break;
+		case U_INDEX:
+			user_index(&f, &r);
+			break;
+		case U_SEG:
+			user_write(e->fw.seg, e->fw.seg_len, r.off, &r);
+			break;
+		case U_SET_SEG:
+			user_set_seg(&f, 2 * r.off);
+			break;
+		case U_RUN:
+			steps = r.arg & 63;
+			dt = f.net.nic[0]->fw.quantum;
+			break;
+		case U_MOVE:
+			user_move(&f, r.arg & 1);
+			break;
+		}
+		if (steps > budget)
+			steps = budget;
+		budget -= steps;
+		fz_run(&f, steps, dt);
+	}
+	/* Its returns and its trains' ends wait for it on the card. */
+	user_frame(&f);
+	fz_settle(&f);
+	fz_fini(&f);
+	return 0;
+}
