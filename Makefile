@@ -8,6 +8,8 @@
 # make udev-install  /dev/vnet for group vnet (udev rule)
 # make deb        Debian packages in build/deb/ (debian/), lintian-checked
 # make check      host unit tests, sparse, and the VM selftests
+# make fuzz       the firmware's fuzzers, FUZZ_SECONDS (600) each, one
+#                 after the other (firmware/test/fuzz/Makefile)
 # make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
 # make bench-mapd the mapper's convergence against node count, simulated
@@ -209,6 +211,12 @@ BENCH_REPEAT ?= 3
 bench-mapd:
 	$(MAKE) -C tools/vnet-mapd bench
 
+# The firmware's libFuzzer harnesses (clang), each for FUZZ_SECONDS on a
+# scratch copy of its seeds in build/fuzz/run/; fails if one crashed.
+.PHONY: fuzz
+fuzz:
+	$(MAKE) -C firmware/test/fuzz run $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
+
 # The firmware's instructions per message, counted by callgrind on the
 # host simulation (firmware/test/fw_cost.c): repeatable where VM timings
 # are not.
@@ -236,6 +244,7 @@ setup:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C firmware/test clean
+	$(MAKE) -C firmware/test/fuzz clean
 	$(MAKE) -C drivers/vnet/test clean
 	$(MAKE) -C tools/vnetctl clean
 	$(MAKE) -C tools/vnet-bench clean
