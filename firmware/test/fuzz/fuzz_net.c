@@ -389,8 +389,10 @@ static void fz_drive(struct fz_net *f)
 		if (i && !f->peer_live)
 			break;
 		for (j = 0; j < FZ_EPS; j++) {
-			/* Its user lost its mapping: it waits for the move. */
-			if (f->net.nic[i]->ep[j].fw.moving)
+			const struct sim_ep *e = &f->net.nic[i]->ep[j];
+
+			/* Its user lost its mapping, or closed it. */
+			if (e->fw.moving || !e->exists)
 				continue;
 			fz_serve(f, i, j);
 			fz_read_replies(f, i, j);
@@ -399,8 +401,10 @@ static void fz_drive(struct fz_net *f)
 	for (i = 0; i < ARRAY_SIZE(fz_clients); i++) {
 		const struct fz_client *c = &fz_clients[i];
 
-		if ((f->peer_live || !c->peer_only) &&
-		    !f->net.nic[c->nic]->ep[c->ep].fw.moving)
+		const struct sim_ep *e = &f->net.nic[c->nic]->ep[c->ep];
+
+		if ((f->peer_live || !c->peer_only) && !e->fw.moving &&
+		    e->exists)
 			fz_post(f, c);
 	}
 }
@@ -490,6 +494,26 @@ void fz_check_nic(struct sim_nic *s)
 	}
 }
 
+/*
+ * What the host asks of the firmware between rounds, reading the same
+ * user memory: whether to sleep, poll()'s question, and an eviction's.
+ */
+static void fz_host(struct sim_nic *s)
+{
+	u32 i;
+
+	if (!vnet_fw_arm_wakeup(&s->fw))
+		vnet_fw_disarm_wakeup(&s->fw);
+	for (i = 0; i < s->nr_eps; i++) {
+		struct vnet_fw_ep *ep = &s->ep[i].fw;
+
+		if (!ep->frame)
+			continue;
+		vnet_fw_recv_pending(ep->frame);
+		vnet_fw_sends_pending(ep, ep->frame);
+	}
+}
+
 void fz_run(struct fz_net *f, u32 steps, u64 dt)
 {
 	u32 i;
@@ -497,8 +521,10 @@ void fz_run(struct fz_net *f, u32 steps, u64 dt)
 	while (steps--) {
 		fz_drive(f);
 		sim_net_step(&f->net, dt);
-		for (i = 0; i < FZ_NICS; i++)
+		for (i = 0; i < FZ_NICS; i++) {
+			fz_host(f->net.nic[i]);
 			fz_check_nic(f->net.nic[i]);
+		}
 	}
 }
 

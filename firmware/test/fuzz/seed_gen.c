@@ -164,8 +164,11 @@ static void gen_wire(const char *dir, const char *name, u32 steps,
 	free(b.data);
 }
 
-/* A mapper datagram, as vnet_fw_mapper_send() frames it, to everyone. */
-static void gen_mapper(const char *dir)
+/*
+ * A mapper datagram, as vnet_fw_mapper_send() frames it, to everyone;
+ * a route that flaps.
+ */
+static void gen_wire_events(const char *dir)
 {
 	struct {
 		struct vnet_wire_hdr hdr;
@@ -185,6 +188,13 @@ static void gen_mapper(const char *dir)
 	gen_wire_rec(&b, 5, (const u8 *)&pkt, sizeof(pkt));
 	gen_wire_rec(&b, 5, NULL, 0);
 	gen_write(dir, "wire_fuzz", "mapper", &b);
+
+	/* NIC 0's route to NIC 1 goes while A sends, and comes back. */
+	b.len = 0;
+	gen_put(&b, (u8[]){ 0x80 | 20, 0, 0 }, 3);
+	gen_put(&b, (u8[]){ 0x80 | 0x40 | 3, 0, 0 }, 3);
+	gen_put(&b, (u8[]){ 0x40 | 5, 0, 0 }, 3);
+	gen_write(dir, "wire_fuzz", "route_flap", &b);
 	free(b.data);
 }
 
@@ -304,6 +314,13 @@ static void gen_user(const char *dir)
 	gen_op(&b, U_SET_SEG, 0, 0, 0, NULL, 0);
 	gen_run(&b, 10);
 	gen_write(dir, "user_fuzz", "move_seg", &b);
+
+	/* Closed halfway through its traffic. */
+	b.len = 0;
+	gen_run(&b, 3);
+	gen_op(&b, U_MOVE, 10, 2, 0, NULL, 0);
+	gen_run(&b, 10);
+	gen_write(dir, "user_fuzz", "close", &b);
 	free(b.data);
 }
 
@@ -321,7 +338,7 @@ int main(int argc, char **argv)
 	gen_wire(argv[1], "g_to_a", 60, false, true, 0);
 	gen_wire(argv[1], "everyone", 50, true, true, 0);
 	gen_wire(argv[1], "lossy", 200, true, true, 4);
-	gen_mapper(argv[1]);
+	gen_wire_events(argv[1]);
 	gen_user(argv[1]);
 	return 0;
 }

@@ -30,7 +30,8 @@
  * SET_SEG  A's segment becomes 2 * off bytes long, none for 0 (SET_SEG)
  * RUN      arg & 63 quanta of the wire
  * MOVE     A moves off the card (the host's way: moving, flushed,
- *          unloaded), or with arg & 1 comes back
+ *          unloaded), with arg & 3 == 1 comes back, with 2 closes:
+ *          the ops after that have nothing left to write into
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +40,7 @@
 #include "fuzz_net.h"
 
 enum user_op { U_FRAME, U_STAGING, U_POST, U_INDEX, U_SEG, U_SET_SEG, U_RUN,
-	       U_MOVE };
+	       U_MOVE, U_NONE };
 
 /* Steps an input may run at most, so that none takes seconds. */
 #define USER_MAX_STEPS	4096
@@ -125,12 +126,23 @@ static void user_set_seg(struct fz_net *f, u32 len)
 	ep->seg_gen++;			/* as vnet_ep_set_seg() does */
 }
 
+/* A's file is closed, as vnet_ep_close() does it. */
+static void user_close(struct fz_net *f)
+{
+	struct sim_nic *s = f->net.nic[0];
+
+	s->ep[FZ_A].exists = false;
+	vnet_fw_ep_forget(&s->fw, &s->ep[FZ_A].fw);
+	sim_unload(s, FZ_A);
+	user_set_seg(f, 0);
+}
+
 /*
  * Move A off the card the host's way: nothing goes out of it while it
  * moves, and it goes once nothing of it is on the wire -- which the
  * firmware promises within max(busy_timeout, 2 * max_retries quanta).
  */
-static void user_move(struct fz_net *f, bool back)
+static void user_move(struct fz_net *f, u8 how)
 {
 	struct sim_nic *s = f->net.nic[0];
 	struct vnet_fw_ep *ep = &s->ep[FZ_A].fw;
@@ -138,8 +150,12 @@ static void user_move(struct fz_net *f, bool back)
 		    4 * s->fw.max_retries * s->fw.quantum;
 	u64 start = f->net.now;
 
-	if (back) {
+	if (how == 1) {
 		user_frame(f);
+		return;
+	}
+	if (how == 2) {
+		user_close(f);
 		return;
 	}
 	if (!ep->frame)
@@ -174,8 +190,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	while (user_next(data, size, &pos, &r)) {
 		u32 steps = r.op >> 3;
 		u64 dt = FZ_DT;
+		u8 op = r.op & 7;
 
-		switch (r.op & 7) {
+		/* Closed: the user has no frame, staging or segment. */
+		if (!e->exists && op != U_RUN)
+			op = U_NONE;
+		switch (op) {
 		case U_FRAME:
 			user_write((u8 *)user_frame(&f), VNET_FRAME_SIZE, r.off,
 				   &r);
@@ -201,7 +221,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			dt = f.net.nic[0]->fw.quantum;
 			break;
 		case U_MOVE:
-			user_move(&f, r.arg & 1);
+			user_move(&f, r.arg & 3);
+			break;
+		default:
 			break;
 		}
 		if (steps > budget)
@@ -210,7 +232,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		fz_run(&f, steps, dt);
 	}
 	/* Its returns and its trains' ends wait for it on the card. */
-	user_frame(&f);
+	if (e->exists)
+		user_frame(&f);
 	fz_settle(&f);
 	fz_fini(&f);
 	return 0;

@@ -12,7 +12,9 @@
  *   u8   ctl        bits 0-5: steps of the wire to run before the frame;
  *                   bit 6: those steps are a quantum long, not FZ_DT;
  *                   bit 7: the frame comes from an address no route has,
- *                   not from NIC 1's
+ *                   not from NIC 1's; with no frame, NIC 0's route to
+ *                   NIC 1 goes, or comes back (a link flaps, its mapper
+ *                   says so)
  *   be16 len        the frame's length; 0: no frame, only the steps
  *   u8   frame[len] what is left of the input, if it ends first
  *
@@ -56,6 +58,20 @@ static bool wire_next(const u8 *data, size_t size, size_t *pos,
 	return true;
 }
 
+/* NIC 0's route to NIC 1 goes, or comes back. */
+static void wire_flap(struct fz_net *f)
+{
+	struct vnet_fw_nic *fw = &f->net.nic[0]->fw;
+	u8 mac[6];
+
+	if (vnet_fw_route_del(fw, 1, f->net.now))
+		return;
+	sim_mac(1, mac);
+	/* Its slot is kept for it: it has it back at once. */
+	fz_assert(vnet_fw_route_add(fw, 1, mac, f->net.now) >= 0,
+		  "no route to NIC 1 again");
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	static struct fz_net f;
@@ -74,6 +90,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 						 FZ_DT);
 		if (r.len)
 			fz_inject(&f, data + r.at, r.len, r.ctl & 0x80);
+		else if (r.ctl & 0x80)
+			wire_flap(&f);
 	}
 	fz_settle(&f);
 	fz_fini(&f);
