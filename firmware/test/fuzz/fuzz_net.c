@@ -62,6 +62,8 @@ static const u64 fz_tags[FZ_NICS][FZ_EPS] = {
 
 static u8 fz_buf[VNET_MEDIUM_MAX];
 
+struct vnet_fw_nic_stats fz_ended;
+
 /*
  * Each input builds its cluster afresh, megabytes of it, and frees it:
  * with ASan's usual quarantine of 256 MiB every input would run on memory
@@ -259,6 +261,17 @@ static void fz_check_bytes(const u8 *p, u32 len, u32 seed, const char *what)
 	fz_assert(frag_same(p, len, seed), "%s of %u bytes damaged", what, len);
 }
 
+/*
+ * The user reads or writes its frame: off the card, that faults it in.
+ * (Finding whether there is anything to read at all is poll()'s, which
+ * asks the firmware and touches nothing.)
+ */
+static void fz_touch(struct sim_nic *s, u32 ep)
+{
+	if (!s->ep[ep].fw.frame)
+		sim_load(s, ep);
+}
+
 /* Answer the requests on @ep's request queue, checking them first. */
 static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
 {
@@ -273,6 +286,7 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
 
 		if (!d)
 			break;
+		fz_touch(s, ep);
 		n = d->args[0];
 		r.token = d->token;
 		r.args[0] = n;
@@ -326,6 +340,7 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 
 		if (!d)
 			break;
+		fz_touch(s, ep);
 		n = d->args[0];
 		if (u->hostile)
 			goto next;
@@ -367,7 +382,11 @@ next:
 static void fz_post(struct fz_net *f, const struct fz_client *c)
 {
 	struct fz_user *u = &f->user[c->nic][c->ep];
+	struct sim_nic *s = f->net.nic[c->nic];
 
+	if (f->posting && !f->mute[c->nic][c->ep] &&
+	    u->posted - u->resolved < FZ_OUT)
+		fz_touch(s, c->ep);
 	while (f->posting && !f->mute[c->nic][c->ep] &&
 	       u->posted - u->resolved < FZ_OUT) {
 		const u8 *payload;
@@ -542,6 +561,40 @@ void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger)
 	fz_check_nic(f->net.nic[0]);
 }
 
+/*
+ * Move endpoint @ep of NIC @nic off the card the host's way
+ * (vnet_cache_detach()): the firmware stops visiting it, and it goes
+ * once nothing of it is on the wire -- which the firmware promises
+ * within max(busy_timeout, 2 * max_retries quanta) whatever the peer
+ * does.  It comes back when a message for it, or its user, or its own
+ * posted messages want it.
+ */
+void fz_move(struct fz_net *f, u32 nic, u32 ep)
+{
+	struct sim_nic *s = f->net.nic[nic];
+	struct vnet_fw_ep *fw = &s->ep[ep].fw;
+	u64 bound = 2 * s->fw.busy_timeout +
+		    4 * s->fw.max_retries * s->fw.quantum;
+	u64 start = f->net.now;
+
+	if (!fw->frame || !s->ep[ep].exists)
+		return;
+	s->owner[ep] = NULL;
+	fw->moving = true;
+	while (fw->unresolved) {
+		fz_assert(f->net.now - start <= bound,
+			  "%u/%u still has %u messages unresolved after %llu",
+			  nic, ep, fw->unresolved,
+			  (unsigned long long)(f->net.now - start));
+		fz_run(f, 1, FZ_DT);
+	}
+	sim_unload(s, ep);
+	fw->moving = false;
+	/* What it posted meanwhile brings it back, as vnet_cache_evict(). */
+	if (vnet_fw_sends_pending(fw, s->ep[ep].frame))
+		s->faults_requested[ep]++;
+}
+
 /* Nothing more to do for an honest user, unless a hostile one holds it. */
 static bool fz_user_idle(struct fz_net *f, u32 nic, u32 ep)
 {
@@ -646,6 +699,7 @@ void fz_settle(struct fz_net *f)
 	u64 quantum = f->net.nic[0]->fw.quantum;
 	u32 i;
 
+	fz_ended = f->net.nic[0]->fw.stats;
 	f->posting = false;
 	for (i = 0; i < FZ_SETTLE_QUANTA && !fz_quiet(f); i++)
 		fz_run(f, 1, quantum);

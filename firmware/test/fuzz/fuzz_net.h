@@ -70,7 +70,10 @@ void fz_init(struct fz_net *f, bool peer_live);
 void fz_fini(struct fz_net *f);
 void fz_run(struct fz_net *f, u32 steps, u64 dt);
 void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger);
+void fz_move(struct fz_net *f, u32 nic, u32 ep);
 void fz_settle(struct fz_net *f);
+/* NIC 0's counters when the last input ended, before it settled. */
+extern struct vnet_fw_nic_stats fz_ended;
 void fz_check_nic(struct sim_nic *s);
 
 /* An invariant broke: say which, and crash for the fuzzer to see. */

@@ -87,40 +87,32 @@ static void gen_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 	gen.frame_len[gen.pending++] = total;
 }
 
-static void gen_wire_rec(struct gen_buf *b, u32 steps, const u8 *frame,
-			 u32 len)
+/* wire_fuzz.c's records: ctl (@flags, @steps), length, frame. */
+#define GEN_QUANTA	0x20
+#define GEN_IN_STEP	0x40
+
+static void gen_wire_rec(struct gen_buf *b, u8 flags, u32 steps,
+			 const void *frame, u32 len)
 {
 	u8 hdr[3];
 
 	/* Longer waits than a record holds: records with no frame. */
-	for (; steps > 0x3f; steps -= 0x3f)
-		gen_put(b, (u8[]){ 0x3f, 0, 0 }, 3);
-	hdr[0] = steps;
+	for (; steps > 0x1f; steps -= 0x1f)
+		gen_put(b, (u8[]){ (flags & GEN_QUANTA) | 0x1f, 0, 0 }, 3);
+	hdr[0] = flags | steps;
 	hdr[1] = len >> 8;
 	hdr[2] = len;
 	gen_put(b, hdr, 3);
 	gen_put(b, frame, len);
 }
 
-/* The seed replayed as wire_fuzz does: NIC 0's counters at its end. */
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+
+/* The seed run by wire_fuzz: NIC 0's counters when it ended. */
 static struct vnet_fw_nic_stats gen_replay(const struct gen_buf *b)
 {
-	struct vnet_fw_nic_stats st;
-	size_t pos = 0;
-
-	fz_init(&gen.f, false);
-	while (pos + 3 <= b->len) {
-		u32 len = b->data[pos + 1] << 8 | b->data[pos + 2];
-
-		fz_run(&gen.f, b->data[pos] & 0x3f, FZ_DT);
-		if (len)
-			fz_inject(&gen.f, b->data + pos + 3, len, false);
-		pos += 3 + len;
-	}
-	st = gen.f.net.nic[0]->fw.stats;
-	fz_settle(&gen.f);
-	fz_fini(&gen.f);
-	return st;
+	LLVMFuzzerTestOneInput(b->data, b->len);
+	return fz_ended;
 }
 
 static void gen_wire(const char *dir, const char *name, u32 steps,
@@ -143,7 +135,8 @@ static void gen_wire(const char *dir, const char *name, u32 steps,
 	gen.pending = 0;
 	while (steps--) {
 		for (i = 0; i < gen.pending; i++) {
-			gen_wire_rec(&b, since, gen.frame[i], gen.frame_len[i]);
+			gen_wire_rec(&b, 0, since, gen.frame[i],
+				     gen.frame_len[i]);
 			fz_inject(&gen.f, gen.frame[i], gen.frame_len[i], false);
 			since = 0;
 		}
@@ -151,7 +144,7 @@ static void gen_wire(const char *dir, const char *name, u32 steps,
 		fz_run(&gen.f, 1, FZ_DT);
 		since++;
 	}
-	gen_wire_rec(&b, since, NULL, 0);
+	gen_wire_rec(&b, 0, since, NULL, 0);
 	st = gen.f.net.nic[0]->fw.stats;
 	fz_fini(&gen.f);
 
@@ -164,11 +157,8 @@ static void gen_wire(const char *dir, const char *name, u32 steps,
 	free(b.data);
 }
 
-/*
- * A mapper datagram, as vnet_fw_mapper_send() frames it, to everyone;
- * a route that flaps.
- */
-static void gen_wire_events(const char *dir)
+/* A mapper datagram, as vnet_fw_mapper_send() frames it, to everyone. */
+static void gen_mapper(const char *dir)
 {
 	struct {
 		struct vnet_wire_hdr hdr;
@@ -177,7 +167,6 @@ static void gen_wire_events(const char *dir)
 	} pkt = {};
 	struct gen_buf b = {};
 
-	vnet_fw_crc32c_init();
 	pkt.hdr.version = VNET_WIRE_VERSION;
 	pkt.hdr.type = VNET_WIRE_MAPPER;
 	pkt.hdr.src_nic = htobe16(1);
@@ -185,16 +174,153 @@ static void gen_wire_events(const char *dir)
 	pkt.m.len = htobe16(sizeof(pkt.payload));
 	memset(pkt.payload, 'm', sizeof(pkt.payload));
 	pkt.hdr.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
-	gen_wire_rec(&b, 5, (const u8 *)&pkt, sizeof(pkt));
-	gen_wire_rec(&b, 5, NULL, 0);
+	gen_wire_rec(&b, 0, 5, &pkt, sizeof(pkt));
+	gen_wire_rec(&b, 0, 5, NULL, 0);
 	gen_write(dir, "wire_fuzz", "mapper", &b);
+	free(b.data);
+}
 
-	/* NIC 0's route to NIC 1 goes while A sends, and comes back. */
-	b.len = 0;
-	gen_put(&b, (u8[]){ 0x80 | 20, 0, 0 }, 3);
-	gen_put(&b, (u8[]){ 0x80 | 0x40 | 3, 0, 0 }, 3);
-	gen_put(&b, (u8[]){ 0x40 | 5, 0, 0 }, 3);
-	gen_write(dir, "wire_fuzz", "route_flap", &b);
+/* The host's doings: a route that flaps, endpoints moved off the card. */
+static void gen_host(const char *dir)
+{
+	struct gen_buf b = {};
+
+	gen_wire_rec(&b, 0, 20, (u8[]){ 0 }, 1);
+	gen_wire_rec(&b, GEN_QUANTA, 3, (u8[]){ 0 }, 1);
+	gen_wire_rec(&b, 0, 10, (u8[]){ 8 | FZ_A }, 1);
+	gen_wire_rec(&b, 0, 10, (u8[]){ 8 | FZ_D }, 1);
+	gen_wire_rec(&b, GEN_QUANTA, 5, NULL, 0);
+	gen_write(dir, "wire_fuzz", "host", &b);
+	free(b.data);
+}
+
+/* An ACK or NACK for channel @c, or a RESUME, for wire_in_step(). */
+static void gen_answer(struct gen_buf *b, u32 steps, u8 type, u8 c, u8 v)
+{
+	struct {
+		struct vnet_wire_hdr hdr;
+		u8 body[8];
+	} pkt = {};
+	u32 len = VNET_WIRE_ACK_LEN;
+
+	pkt.hdr.type = type;
+	pkt.hdr.channel = c;
+	pkt.body[0] = v;		/* status, reason */
+	if (type == VNET_WIRE_RESUME) {
+		pkt.hdr.channel = 0;
+		pkt.body[0] = 0;
+		pkt.body[3] = v;	/* the endpoint, big-endian */
+		len = VNET_WIRE_RESUME_LEN;
+	}
+	gen_wire_rec(b, GEN_IN_STEP, steps, &pkt, len);
+}
+
+/*
+ * A message from E to B in step: a DATA packet, or with @frag_flags not
+ * 0xff a fragment; to A as a reply with @to_a.
+ */
+static void gen_msg(struct gen_buf *b, u32 steps, bool to_a, u8 frag_flags,
+		    u8 msg_flags, u32 msg_len, u32 off, u32 len)
+{
+	static struct {
+		struct vnet_wire_hdr hdr;
+		union {
+			struct {
+				struct vnet_wire_msg msg;
+				u8 data[VNET_MEDIUM_MAX];
+			} data;
+			struct {
+				struct vnet_wire_frag frag;
+				struct vnet_wire_msg msg;
+				u8 data[VNET_MEDIUM_MAX];
+			} first;
+			struct {
+				struct vnet_wire_frag frag;
+				u8 data[VNET_MEDIUM_MAX];
+			} next;
+		};
+	} pkt;
+	struct vnet_wire_msg *w = &pkt.data.msg;
+	u32 hlen = VNET_WIRE_DATA_LEN;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.hdr.type = VNET_WIRE_DATA;
+	if (frag_flags != 0xff) {
+		pkt.hdr.type = VNET_WIRE_FRAG;
+		pkt.first.frag.flags = frag_flags;
+		pkt.first.frag.len = htobe16(len);
+		pkt.first.frag.offset = htobe32(off);
+		w = &pkt.first.msg;
+		hlen = frag_flags & VNET_FRAG_FIRST ? VNET_WIRE_FIRST_LEN :
+						      VNET_WIRE_FRAG_LEN;
+	}
+	if (hlen != VNET_WIRE_FRAG_LEN) {
+		w->dst_ep = htobe32(to_a ? FZ_A : FZ_B);
+		w->tag = htobe64(0xf022a11ULL);
+		w->queue = to_a ? VNET_Q_REP_SEND : VNET_Q_REQ_SEND;
+		w->handler = 1;
+		w->nargs = 1;
+		w->flags = msg_flags;
+		w->len = htobe32(msg_len);
+		if (frag_flags == 0xff)
+			len = msg_len;
+	}
+	memset((u8 *)&pkt + hlen, 0x5b, len);
+	gen_wire_rec(b, GEN_IN_STEP, steps, &pkt, hlen + len);
+}
+
+/*
+ * NIC 1 in step with NIC 0, answering whatever it sends: ACKs on every
+ * channel, NACKs of each reason (and one past them), RESUMEs for F, and
+ * replies to A, so that A goes on sending.
+ */
+static void gen_answers(const char *dir)
+{
+	struct gen_buf b = {};
+	u32 i;
+
+	for (i = 0; i < 200; i++) {
+		if (i % 7 == 6)
+			gen_answer(&b, 1, VNET_WIRE_NACK, i % 8, i / 7 % 5);
+		else if (i % 11 == 10)
+			gen_answer(&b, 1, VNET_WIRE_RESUME, 0, FZ_F);
+		else
+			gen_answer(&b, 1, VNET_WIRE_ACK, i % 8, i % 13 ? 0 : 9);
+		if (i % 4 == 3)
+			gen_msg(&b, 0, true, 0xff, 0, 0, 0, 0);
+	}
+	gen_wire_rec(&b, 0, 5, NULL, 0);
+	gen_write(dir, "wire_fuzz", "answers", &b);
+	free(b.data);
+}
+
+/*
+ * NIC 1 in step, forging what E would send B: a short request (NACKed
+ * while B comes onto the card, so twice), a medium one, and trains of
+ * three fragments, medium and bulk.  NIC 0 must take both trains.
+ */
+static void gen_trains(const char *dir)
+{
+	const u32 m = VNET_WIRE_FRAG_MIN;
+	struct gen_buf b = {};
+	struct vnet_fw_nic_stats st;
+	u8 fl = VNET_DESC_MEDIUM;
+
+	gen_msg(&b, 1, false, 0xff, 0, 0, 0, 0);
+	gen_msg(&b, 4, false, 0xff, 0, 0, 0, 0);
+	gen_msg(&b, 2, false, 0xff, fl, 1000, 0, 0);
+	gen_msg(&b, 2, false, VNET_FRAG_FIRST, fl, 3000, 0, m);
+	gen_msg(&b, 1, false, 0, 0, 0, m, m);
+	gen_msg(&b, 1, false, VNET_FRAG_LAST, 0, 0, 2 * m, 3000 - 2 * m);
+	fl = VNET_DESC_XFER;
+	gen_msg(&b, 2, false, VNET_FRAG_FIRST, fl, 2600, 0, m);
+	gen_msg(&b, 1, false, 0, 0, 0, m, m);
+	gen_msg(&b, 1, false, VNET_FRAG_LAST, 0, 0, 2 * m, 2600 - 2 * m);
+	gen_wire_rec(&b, 0, 5, NULL, 0);
+	st = gen_replay(&b);
+	fz_assert(st.rx_trains == 2, "%llu trains taken",
+		  (unsigned long long)st.rx_trains);
+	gen_write(dir, "wire_fuzz", "trains", &b);
 	free(b.data);
 }
 
@@ -331,6 +457,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setlinebuf(stdout);
+	vnet_fw_crc32c_init();
 	mkdir(argv[1], 0777);
 	/* Long enough for a message of every kind, short enough to mutate. */
 	gen_wire(argv[1], "f_only", 300, false, false, 0);
@@ -338,7 +465,10 @@ int main(int argc, char **argv)
 	gen_wire(argv[1], "g_to_a", 60, false, true, 0);
 	gen_wire(argv[1], "everyone", 50, true, true, 0);
 	gen_wire(argv[1], "lossy", 200, true, true, 4);
-	gen_wire_events(argv[1]);
+	gen_mapper(argv[1]);
+	gen_host(argv[1]);
+	gen_answers(argv[1]);
+	gen_trains(argv[1]);
 	gen_user(argv[1]);
 	return 0;
 }

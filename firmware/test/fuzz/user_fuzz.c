@@ -137,41 +137,15 @@ static void user_close(struct fz_net *f)
 	user_set_seg(f, 0);
 }
 
-/*
- * Move A off the card the host's way: nothing goes out of it while it
- * moves, and it goes once nothing of it is on the wire -- which the
- * firmware promises within max(busy_timeout, 2 * max_retries quanta).
- */
+/* A moves off the card, comes back, or closes. */
 static void user_move(struct fz_net *f, u8 how)
 {
-	struct sim_nic *s = f->net.nic[0];
-	struct vnet_fw_ep *ep = &s->ep[FZ_A].fw;
-	u64 bound = 2 * s->fw.busy_timeout +
-		    4 * s->fw.max_retries * s->fw.quantum;
-	u64 start = f->net.now;
-
-	if (how == 1) {
+	if (how == 1)
 		user_frame(f);
-		return;
-	}
-	if (how == 2) {
+	else if (how == 2)
 		user_close(f);
-		return;
-	}
-	if (!ep->frame)
-		return;
-	/* The firmware stops visiting it, as vnet_cache_detach() does. */
-	s->owner[FZ_A] = NULL;
-	ep->moving = true;
-	while (ep->unresolved) {
-		fz_assert(f->net.now - start <= bound,
-			  "A still has %u messages unresolved after %llu",
-			  ep->unresolved,
-			  (unsigned long long)(f->net.now - start));
-		fz_run(f, 1, FZ_DT);
-	}
-	sim_unload(s, FZ_A);
-	ep->moving = false;
+	else
+		fz_move(f, 0, FZ_A);
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)

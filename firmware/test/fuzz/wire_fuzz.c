@@ -9,19 +9,22 @@
  *
  * An input is a sequence of records:
  *
- *   u8   ctl        bits 0-5: steps of the wire to run before the frame;
- *                   bit 6: those steps are a quantum long, not FZ_DT;
+ *   u8   ctl        bits 0-4: steps of the wire to run before the frame;
+ *                   bit 5: those steps are a quantum long, not FZ_DT;
+ *                   bit 6: in step: the frame gets what NIC 1 would
+ *                   know to write into it (wire_in_step());
  *                   bit 7: the frame comes from an address no route has,
- *                   not from NIC 1's; with no frame, NIC 0's route to
- *                   NIC 1 goes, or comes back (a link flaps, its mapper
- *                   says so)
- *   be16 len        the frame's length; 0: no frame, only the steps
+ *                   not from NIC 1's
+ *   be16 len        the frame's length; 0: no frame, only the steps;
+ *                   1: no frame but what the host does (wire_host())
  *   u8   frame[len] what is left of the input, if it ends first
  *
- * then the cluster settles (fz_settle()).  The seeds (seed_gen.c) are what
- * NIC 1 said in conversations with NIC 0, at the steps it said it: every
- * run is deterministic, so a seed replays its conversation exactly, and
- * each frame in it carries the sequence numbers and stamps NIC 0 expects.
+ * then the cluster settles (fz_settle()).  The seeds (seed_gen.c) are
+ * mostly what NIC 1 said in conversations with NIC 0, at the steps it
+ * said it: every run is deterministic, so a seed replays its conversation
+ * exactly, and each frame in it carries the sequence numbers and stamps
+ * NIC 0 expects -- until a mutation changes what NIC 0 does.  Frames in
+ * step keep up with it whatever it does.
  *
  * Built twice from this file: wire_fuzz takes the frames as they are.
  * wire_crc_fuzz (WIRE_FIX_CRC) has a mutator that, after libFuzzer's,
@@ -46,7 +49,7 @@ struct wire_rec {
 static bool wire_next(const u8 *data, size_t size, size_t *pos,
 		      struct wire_rec *r)
 {
-	if (size - *pos < 3 || *pos > size)
+	if (*pos > size || size - *pos < 3)
 		return false;
 	r->ctl = data[*pos];
 	r->len = data[*pos + 1] << 8 | data[*pos + 2];
@@ -57,49 +60,6 @@ static bool wire_next(const u8 *data, size_t size, size_t *pos,
 	*pos += r->len;
 	return true;
 }
-
-/* NIC 0's route to NIC 1 goes, or comes back. */
-static void wire_flap(struct fz_net *f)
-{
-	struct vnet_fw_nic *fw = &f->net.nic[0]->fw;
-	u8 mac[6];
-
-	if (vnet_fw_route_del(fw, 1, f->net.now))
-		return;
-	sim_mac(1, mac);
-	/* Its slot is kept for it: it has it back at once. */
-	fz_assert(vnet_fw_route_add(fw, 1, mac, f->net.now) >= 0,
-		  "no route to NIC 1 again");
-}
-
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
-{
-	static struct fz_net f;
-	u32 budget = WIRE_MAX_STEPS;
-	struct wire_rec r;
-	size_t pos = 0;
-
-	fz_init(&f, false);
-	while (wire_next(data, size, &pos, &r)) {
-		u32 steps = r.ctl & 0x3f;
-
-		if (steps > budget)
-			steps = budget;
-		budget -= steps;
-		fz_run(&f, steps, r.ctl & 0x40 ? f.net.nic[0]->fw.quantum :
-						 FZ_DT);
-		if (r.len)
-			fz_inject(&f, data + r.at, r.len, r.ctl & 0x80);
-		else if (r.ctl & 0x80)
-			wire_flap(&f);
-	}
-	fz_settle(&f);
-	fz_fini(&f);
-	return 0;
-}
-
-#ifdef WIRE_FIX_CRC
-size_t LLVMFuzzerMutate(u8 *data, size_t size, size_t max_size);
 
 static u32 wire_min(u32 a, u32 b)
 {
@@ -153,19 +113,163 @@ static u32 wire_fix_len(u8 *pkt, u32 len)
 	return len;
 }
 
+/* The checksum of the packet in @pkt, of @len bytes as it says. */
+static void wire_sum(u8 *pkt, u32 len)
+{
+	struct vnet_wire_hdr *h = (void *)pkt;
+
+	h->csum = 0;
+	h->csum = htobe32(vnet_crc32c(0, pkt, len));
+}
+
+/*
+ * What NIC 1 would write into the frame in @pkt, aligned, of @len bytes:
+ * its address and its route's incarnation; for DATA and FRAG the sequence
+ * number NIC 0's channel expects (SYNC if it has none), for a fragment
+ * the train open there, where it stands, and for the last one the
+ * checksum of the whole; for a reply to A the reply key A's requests
+ * carry; for an ACK or NACK the sequence number and stamp NIC 0 last
+ * sent on the channel; lengths that fit, and the checksum.  The rest --
+ * type, channel, flags, the message, the status -- is the fuzzer's.
+ */
+/* A reply to A quotes A's reply key, which its requests told NIC 1. */
+static void wire_key(struct fz_net *f, struct vnet_wire_msg *w)
+{
+	u64 key = f->net.nic[0]->ep[FZ_A].fw.reply_key;
+
+	if (w->queue != VNET_Q_REP_SEND || be32toh(w->dst_ep) != FZ_A)
+		return;
+	w->key_hi = htobe32(key >> 32);
+	w->key_lo = htobe32((u32)key);
+}
+
+static void wire_in_step(struct fz_net *f, u8 *pkt, u32 len)
+{
+	const struct vnet_fw_nic *a = &f->net.nic[0]->fw;
+	const struct vnet_fw_nic *b = &f->net.nic[1]->fw;
+	struct vnet_wire_hdr *h = (void *)pkt;
+	struct vnet_wire_frag *fr = (void *)(h + 1);
+	const struct vnet_fw_recv_chan *rc;
+	const struct vnet_fw_send_chan *tc;
+	const struct vnet_fw_train *t;
+	u32 plen;
+
+	if (len < sizeof(*h))
+		return;
+	h->version = VNET_WIRE_VERSION;
+	h->src_nic = htobe16(1);
+	h->dst_nic = htobe16(0);
+	h->incarnation = htobe32(b->peers[b->peer_of[0]].incarnation);
+	plen = wire_fix_len(pkt, len);
+	if (a->peer_of[1] == VNET_FW_NO_PEER || h->channel >= a->nchannels)
+		goto sum;
+	rc = &a->peers[a->peer_of[1]].rx[h->channel];
+	tc = &a->peers[a->peer_of[1]].tx[h->channel];
+	t = rc->train ? &a->trains[rc->train - 1] : NULL;
+	if ((h->type == VNET_WIRE_DATA && plen >= VNET_WIRE_DATA_LEN) ||
+	    (h->type == VNET_WIRE_FRAG && plen >= VNET_WIRE_FIRST_LEN &&
+	     (fr->flags & VNET_FRAG_FIRST)))
+		wire_key(f, h->type == VNET_WIRE_DATA ? (void *)(h + 1) :
+			 (void *)(fr + 1));
+	switch (h->type) {
+	case VNET_WIRE_FRAG:
+		if (plen < VNET_WIRE_FRAG_LEN)
+			break;
+		if (fr->flags & VNET_FRAG_FIRST) {
+			fr->train = rc->valid ? htobe32(rc->expected) : h->seq;
+		} else if (t) {
+			const u8 *bytes = pkt + VNET_WIRE_FRAG_LEN;
+			u32 crc = vnet_crc32c(t->crc, bytes, be16toh(fr->len));
+
+			fr->train = htobe32(t->first);
+			fr->offset = htobe32(t->received);
+			if (fr->flags & VNET_FRAG_LAST)
+				fr->csum = htobe32(crc);
+		}
+		/* fall through */
+	case VNET_WIRE_DATA:
+		if (rc->valid)
+			h->seq = htobe32(rc->expected);
+		else
+			h->flags |= VNET_WIRE_SYNC;
+		break;
+	case VNET_WIRE_ACK:
+	case VNET_WIRE_NACK:
+		h->seq = htobe32(tc->seq);
+		h->stamp = htobe32(tc->stamp);
+		break;
+	}
+sum:
+	wire_sum(pkt, plen);
+}
+
+/*
+ * What the host does: @what & 8, endpoint @what & 7 of NIC 0 moves off
+ * the card; else NIC 0's route to NIC 1 goes, or comes back (a link
+ * flaps and its mapper says so).
+ */
+static void wire_host(struct fz_net *f, u8 what)
+{
+	struct vnet_fw_nic *fw = &f->net.nic[0]->fw;
+	u8 mac[6];
+
+	if (what & 8) {
+		fz_move(f, 0, (what & 7) % FZ_EPS);
+		return;
+	}
+	if (vnet_fw_route_del(fw, 1, f->net.now))
+		return;
+	sim_mac(1, mac);
+	/* Its slot is kept for it: it has it back at once. */
+	fz_assert(vnet_fw_route_add(fw, 1, mac, f->net.now) >= 0,
+		  "no route to NIC 1 again");
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	static struct fz_net f;
+	static u8 pkt[65536] __aligned(8);
+	u32 budget = WIRE_MAX_STEPS;
+	struct wire_rec r;
+	size_t pos = 0;
+
+	fz_init(&f, false);
+	while (wire_next(data, size, &pos, &r)) {
+		u32 steps = r.ctl & 0x1f;
+
+		if (steps > budget)
+			steps = budget;
+		budget -= steps;
+		fz_run(&f, steps, r.ctl & 0x20 ? f.net.nic[0]->fw.quantum :
+						 FZ_DT);
+		if (r.len == 1) {
+			wire_host(&f, data[r.at]);
+			continue;
+		}
+		if (!r.len)
+			continue;
+		memcpy(pkt, data + r.at, r.len);
+		if (r.ctl & 0x40)
+			wire_in_step(&f, pkt, r.len);
+		fz_inject(&f, pkt, r.len, r.ctl & 0x80);
+	}
+	fz_settle(&f);
+	fz_fini(&f);
+	return 0;
+}
+
+#ifdef WIRE_FIX_CRC
+size_t LLVMFuzzerMutate(u8 *data, size_t size, size_t max_size);
+
 /* Fix the frame of @len bytes at @at, which has no alignment. */
 static void wire_fix(u8 *at, u32 len)
 {
-	static u8 pkt[VNET_WIRE_MAX + 64] __aligned(8);
-	struct vnet_wire_hdr *h = (void *)pkt;
-	u32 plen;
+	static u8 pkt[65536] __aligned(8);
 
-	if (len < sizeof(*h) || len > sizeof(pkt))
+	if (len < sizeof(struct vnet_wire_hdr))
 		return;
 	memcpy(pkt, at, len);
-	plen = wire_fix_len(pkt, len);
-	h->csum = 0;
-	h->csum = htobe32(vnet_crc32c(0, pkt, plen));
+	wire_sum(pkt, wire_fix_len(pkt, len));
 	memcpy(at, pkt, len);
 }
 
