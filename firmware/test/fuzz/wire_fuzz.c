@@ -88,6 +88,13 @@ static u32 wire_fix_len(u8 *pkt, u32 len)
 		w->len = htobe32(n);
 		return hlen + n;
 	case VNET_WIRE_FRAG:
+		/*
+		 * Its flags say how long its header is, and are in the
+		 * buffer only if the packet reaches them: past @len are
+		 * the bytes of an earlier input.
+		 */
+		if (len < VNET_WIRE_FRAG_LEN)
+			return len;
 		hlen = fr->flags & VNET_FRAG_FIRST ? VNET_WIRE_FIRST_LEN :
 						     VNET_WIRE_FRAG_LEN;
 		if (len < hlen)
@@ -122,16 +129,6 @@ static void wire_sum(u8 *pkt, u32 len)
 	h->csum = htobe32(vnet_crc32c(0, pkt, len));
 }
 
-/*
- * What NIC 1 would write into the frame in @pkt, aligned, of @len bytes:
- * its address and its route's incarnation; for DATA and FRAG the sequence
- * number NIC 0's channel expects (SYNC if it has none), for a fragment
- * the train open there, where it stands, and for the last one the
- * checksum of the whole; for a reply to A the reply key A's requests
- * carry; for an ACK or NACK the sequence number and stamp NIC 0 last
- * sent on the channel; lengths that fit, and the checksum.  The rest --
- * type, channel, flags, the message, the status -- is the fuzzer's.
- */
 /* A reply to A quotes A's reply key, which its requests told NIC 1. */
 static void wire_key(struct fz_net *f, struct vnet_wire_msg *w)
 {
@@ -143,6 +140,16 @@ static void wire_key(struct fz_net *f, struct vnet_wire_msg *w)
 	w->key_lo = htobe32((u32)key);
 }
 
+/*
+ * What NIC 1 would write into the frame in @pkt, aligned, of @len bytes:
+ * its address and its route's incarnation; for DATA and FRAG the sequence
+ * number NIC 0's channel expects (SYNC if it has none), for a fragment
+ * the train open there, where it stands, and for the last one the
+ * checksum of the whole; for a reply to A the reply key A's requests
+ * carry; for an ACK or NACK the sequence number and stamp NIC 0 last
+ * sent on the channel; lengths that fit, and the checksum.  The rest --
+ * type, channel, flags, the message, the status -- is the fuzzer's.
+ */
 static void wire_in_step(struct fz_net *f, u8 *pkt, u32 len)
 {
 	const struct vnet_fw_nic *a = &f->net.nic[0]->fw;
