@@ -8,6 +8,8 @@
 
 #include "fuzz_net.h"
 #include "frag_util.h"
+#include "fw_deliver.h"
+#include "fw_transport.h"
 
 #define FZ_TAG		0xf022a11ULL
 #define FZ_TAG_S	0xf022a12ULL	/* S's: only A's translation has it */
@@ -114,6 +116,132 @@ static bool fz_exact_name(const struct fz_net *f, struct vnet_name n)
 	       fz_exact(f, fz_client(n.nic, n.ep));
 }
 
+/*
+ * A request carries what the sender's translation table says for the
+ * destination -- its tag -- and the sender's reply key: nothing a user
+ * wrote into its frame names another endpoint or forges a tag.
+ */
+static void fz_check_request(const struct sim_nic *s, u32 dst_nic,
+			     const struct vnet_wire_msg *w)
+{
+	const struct vnet_fw_ep *src = &s->ep[be32toh(w->src_ep)].fw;
+	u64 key = (u64)be32toh(w->key_hi) << 32 | be32toh(w->key_lo);
+	u32 i;
+
+	fz_assert(key == src->reply_key, "nic %u ep %u: a request with key %#llx",
+		  s->fw.nic_id, src->name.ep, (unsigned long long)key);
+	for (i = 0; i < VNET_MAX_SLOTS; i++) {
+		const struct vnet_fw_translation *t = &src->xlate[i];
+
+		if (t->valid && t->name.nic == dst_nic &&
+		    t->name.ep == be32toh(w->dst_ep) &&
+		    t->tag == be64toh(w->tag))
+			return;
+	}
+	fz_assert(false, "nic %u ep %u: no slot for %u/%u, tag %#llx",
+		  s->fw.nic_id, src->name.ep, dst_nic, be32toh(w->dst_ep),
+		  (unsigned long long)be64toh(w->tag));
+}
+
+/*
+ * A packet of @len bytes that NIC @s puts on the wire to peer slot @peer,
+ * whatever it was fed: one the peer takes as well formed (receive.c),
+ * whose message passes the peer's checks, and no longer than the link
+ * carries.  Under wire_fuzz nobody else looks at what NIC 0 sends: NIC 1
+ * is silent, and its frames go nowhere.
+ */
+static void fz_check_packet(const struct sim_nic *s, u32 peer, const u8 *pkt,
+			    u32 len)
+{
+	const struct vnet_fw_nic *fw = &s->fw;
+	const struct vnet_fw_peer *p = &fw->peers[peer];
+	const struct vnet_wire_hdr *h = (const void *)pkt;
+	const struct vnet_wire_frag *fr = (const void *)(h + 1);
+	const struct vnet_wire_ack *ack = (const void *)(h + 1);
+	const struct vnet_wire_resume *r = (const void *)(h + 1);
+	const struct vnet_wire_msg *w = NULL;
+	u32 n, id = fw->nic_id;
+
+	fz_assert(len >= sizeof(*h) && len <= fw->mtu, "nic %u: %u bytes", id,
+		  len);
+	fz_assert(h->version == VNET_WIRE_VERSION &&
+		  be16toh(h->src_nic) == id &&
+		  be16toh(h->dst_nic) == p->nic_id &&
+		  be32toh(h->incarnation) == p->incarnation &&
+		  h->channel < fw->nchannels && !(h->flags & ~VNET_WIRE_SYNC),
+		  "nic %u: header of a type %u packet", id, h->type);
+	switch (h->type) {
+	case VNET_WIRE_DATA:
+		w = (const void *)(h + 1);
+		fz_assert(len >= VNET_WIRE_DATA_LEN &&
+			  len - VNET_WIRE_DATA_LEN == be32toh(w->len),
+			  "nic %u: DATA of %u bytes", id, len);
+		break;
+	case VNET_WIRE_FRAG:
+		n = VNET_WIRE_FRAG_LEN;
+		if (len >= n && (fr->flags & VNET_FRAG_FIRST)) {
+			w = (const void *)(fr + 1);
+			n = VNET_WIRE_FIRST_LEN;
+		}
+		/* Only the last fragment may be short, and only it sums. */
+		fz_assert(len >= n && len - n == be16toh(fr->len) &&
+			  be16toh(fr->len) &&
+			  !(fr->flags & ~(VNET_FRAG_FIRST | VNET_FRAG_LAST)) &&
+			  !fr->__reserved &&
+			  (fr->flags & VNET_FRAG_LAST ||
+			   (be16toh(fr->len) >= VNET_WIRE_FRAG_MIN && !fr->csum)),
+			  "nic %u: FRAG of %u bytes, flags %#x", id, len,
+			  len >= n ? fr->flags : 0);
+		break;
+	case VNET_WIRE_ACK:
+	case VNET_WIRE_NACK:
+		fz_assert(len == VNET_WIRE_ACK_LEN && !ack->__reserved[0] &&
+			  !ack->__reserved[1] && !ack->__reserved[2] &&
+			  ack->status < (h->type == VNET_WIRE_ACK ? VNET_RET_NR :
+							    VNET_NACK_NR),
+			  "nic %u: type %u, status %u", id, h->type,
+			  len == VNET_WIRE_ACK_LEN ? ack->status : 0);
+		break;
+	case VNET_WIRE_RESUME:
+		fz_assert(len == VNET_WIRE_RESUME_LEN && !h->channel &&
+			  !h->flags && !h->seq && !h->stamp &&
+			  be32toh(r->ep) < s->nr_eps &&
+			  !memcmp(r->__reserved, "\0\0\0\0", 4),
+			  "nic %u: RESUME", id);
+		break;
+	default:
+		/* Nothing here has the firmware send a MAPPER datagram. */
+		fz_assert(false, "nic %u: a packet of type %u", id, h->type);
+	}
+	fz_assert(vnet_fw_csum_ok(pkt, len), "nic %u: type %u: checksum", id,
+		  h->type);
+	if (!w)
+		return;
+	fz_assert(be32toh(w->src_ep) < s->nr_eps &&
+		  (w->queue == VNET_Q_REQ_SEND || w->queue == VNET_Q_REP_SEND) &&
+		  vnet_fw_check_msg(w->flags, w->nargs, be32toh(w->len), true) ==
+		  VNET_RET_NONE, "nic %u: ep %u, queue %u, flags %#x, %u args",
+		  id, be32toh(w->src_ep), w->queue, w->flags, w->nargs);
+	if (w->queue == VNET_Q_REQ_SEND)
+		fz_check_request(s, p->nic_id, w);
+}
+
+/* Every packet is checked on its way to the wire, which sim_transmit() is. */
+static void fz_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
+			const void *payload, u32 len)
+{
+	static u8 pkt[VNET_WIRE_MAX];
+	struct sim_nic *s = ctx;
+
+	fz_assert(hdr_len <= sizeof(pkt) && len <= sizeof(pkt) - hdr_len,
+		  "nic %u: %u+%u bytes", s->fw.nic_id, hdr_len, len);
+	memcpy(pkt, hdr, hdr_len);
+	if (len)
+		memcpy(pkt + hdr_len, payload, len);
+	fz_check_packet(s, peer, pkt, hdr_len + len);
+	sim_transmit(ctx, peer, hdr, hdr_len, payload, len);
+}
+
 void fz_init(struct fz_net *f, bool peer_live)
 {
 	u32 i, j;
@@ -122,9 +250,12 @@ void fz_init(struct fz_net *f, bool peer_live)
 	sim_net_init(&f->net, FZ_NICS, FZ_EPS, 1);
 	f->peer_live = peer_live;
 	f->posting = true;
+	f->ops = *f->net.nic[0]->fw.ops;
+	f->ops.transmit = fz_transmit;
 	for (i = 0; i < FZ_NICS; i++) {
 		struct sim_nic *s = f->net.nic[i];
 
+		s->fw.ops = &f->ops;
 		s->fw.mtu = FZ_MTU;
 		s->fw.max_retries = FZ_MAX_RETRIES;
 		s->fw.busy_timeout = FZ_BUSY_QUANTA * s->fw.quantum;

@@ -60,6 +60,7 @@ struct fz_user {
 
 struct fz_net {
 	struct sim_net net;
+	struct vnet_fw_ops ops;		/* the NICs', transmit checked */
 	struct fz_user user[FZ_NICS][FZ_EPS];
 	bool peer_live;			/* NIC 1's users run and it answers */
 	bool posting;			/* clients post new requests */
