@@ -686,9 +686,23 @@ void fz_run(struct fz_net *f, u32 steps, u64 dt)
 	}
 }
 
+/*
+ * What a frame from an address no route has may change: the counters of
+ * what was refused, and of mapper datagrams, which need no route.
+ */
+static void fz_stranger_stats(struct vnet_fw_nic_stats *st)
+{
+	st->bad_frames = 0;
+	st->bad_source = 0;
+	st->no_route = 0;
+	st->rx_mapper = 0;
+}
+
 /* A frame for NIC 0 from NIC 1's address, or from one with no route. */
 void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger)
 {
+	struct vnet_fw_nic *fw = &f->net.nic[0]->fw;
+	struct vnet_fw_nic_stats before = fw->stats, after;
 	u8 mac[6];
 	/* Its own copy: a read past its end is one past an allocation. */
 	u8 *copy = malloc(len ? len : 1);
@@ -698,6 +712,15 @@ void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger)
 	sim_net_inject(&f->net, 0, mac, copy, len);
 	free(copy);
 	fz_check_nic(f->net.nic[0]);
+	if (!stranger)
+		return;
+	/* Whatever NIC it claims to be, it is none: nothing else moves. */
+	after = fw->stats;
+	fz_stranger_stats(&before);
+	fz_stranger_stats(&after);
+	fz_assert(!memcmp(&before, &after, sizeof(before)),
+		  "a stranger's frame of %u bytes, type %u, got past the route",
+		  len, len > 1 ? frame[1] : 0);
 }
 
 /*
