@@ -67,6 +67,21 @@ struct fz_net {
 	bool mute[FZ_NICS][FZ_EPS];	/* clients that post nothing */
 };
 
+/*
+ * The fuzzers' records, as wire_fuzz.c and user_fuzz.c describe them:
+ * here so that seed_gen.c writes them as the fuzzers read them.
+ */
+#define WIRE_STEPS	0x1f	/* ctl: steps of the wire before the frame */
+#define WIRE_QUANTA	0x20	/* ctl: those steps a quantum long */
+#define WIRE_IN_STEP	0x40	/* ctl: the frame in step with NIC 0 */
+#define WIRE_STRANGER	0x80	/* ctl: from an address no route has */
+#define USER_OP		0x07	/* op: what; the bits above, steps */
+#define USER_STEPS_SHIFT 3
+
+/* U_NONE is in no input: what an op becomes once A is closed. */
+enum user_op { U_FRAME, U_STAGING, U_POST, U_INDEX, U_SEG, U_SET_SEG, U_RUN,
+	       U_MOVE, U_NONE };
+
 void fz_init(struct fz_net *f, bool peer_live);
 void fz_fini(struct fz_net *f);
 void fz_run(struct fz_net *f, u32 steps, u64 dt);

@@ -88,17 +88,14 @@ static void gen_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 }
 
 /* wire_fuzz.c's records: ctl (@flags, @steps), length, frame. */
-#define GEN_QUANTA	0x20
-#define GEN_IN_STEP	0x40
-
 static void gen_wire_rec(struct gen_buf *b, u8 flags, u32 steps,
 			 const void *frame, u32 len)
 {
 	u8 hdr[3];
 
 	/* Longer waits than a record holds: records with no frame. */
-	for (; steps > 0x1f; steps -= 0x1f)
-		gen_put(b, (u8[]){ (flags & GEN_QUANTA) | 0x1f, 0, 0 }, 3);
+	for (; steps > WIRE_STEPS; steps -= WIRE_STEPS)
+		gen_put(b, (u8[]){ (flags & WIRE_QUANTA) | WIRE_STEPS, 0, 0 }, 3);
 	hdr[0] = flags | steps;
 	hdr[1] = len >> 8;
 	hdr[2] = len;
@@ -186,10 +183,10 @@ static void gen_host(const char *dir)
 	struct gen_buf b = {};
 
 	gen_wire_rec(&b, 0, 20, (u8[]){ 0 }, 1);
-	gen_wire_rec(&b, GEN_QUANTA, 3, (u8[]){ 0 }, 1);
+	gen_wire_rec(&b, WIRE_QUANTA, 3, (u8[]){ 0 }, 1);
 	gen_wire_rec(&b, 0, 10, (u8[]){ 8 | FZ_A }, 1);
 	gen_wire_rec(&b, 0, 10, (u8[]){ 8 | FZ_D }, 1);
-	gen_wire_rec(&b, GEN_QUANTA, 5, NULL, 0);
+	gen_wire_rec(&b, WIRE_QUANTA, 5, NULL, 0);
 	gen_write(dir, "wire_fuzz", "host", &b);
 	free(b.data);
 }
@@ -212,7 +209,7 @@ static void gen_answer(struct gen_buf *b, u32 steps, u8 type, u8 c, u8 v)
 		pkt.body[3] = v;	/* the endpoint, big-endian */
 		len = VNET_WIRE_RESUME_LEN;
 	}
-	gen_wire_rec(b, GEN_IN_STEP, steps, &pkt, len);
+	gen_wire_rec(b, WIRE_IN_STEP, steps, &pkt, len);
 }
 
 /*
@@ -266,7 +263,7 @@ static void gen_msg(struct gen_buf *b, u32 steps, bool to_a, u8 frag_flags,
 			len = msg_len;
 	}
 	memset((u8 *)&pkt + hlen, 0x5b, len);
-	gen_wire_rec(b, GEN_IN_STEP, steps, &pkt, hlen + len);
+	gen_wire_rec(b, WIRE_IN_STEP, steps, &pkt, hlen + len);
 }
 
 /*
@@ -324,12 +321,10 @@ static void gen_trains(const char *dir)
 	free(b.data);
 }
 
-enum { U_FRAME, U_STAGING, U_POST, U_INDEX, U_SEG, U_SET_SEG, U_RUN, U_MOVE };
-
 static void gen_op(struct gen_buf *b, u8 op, u8 steps, u8 arg, u16 off,
 		   const void *bytes, u8 len)
 {
-	u8 hdr[5] = { op | steps << 3, arg, off >> 8, off, len };
+	u8 hdr[5] = { op | steps << USER_STEPS_SHIFT, arg, off >> 8, off, len };
 
 	gen_put(b, hdr, sizeof(hdr));
 	gen_put(b, bytes, len);

@@ -27,7 +27,7 @@
  * INDEX    index arg & 3 (prod, or with arg & 4 cons) of A's frame moves
  *          by (s16)off, or with arg & 8 becomes the first four bytes
  * SEG      bytes at off in A's segment
- * SET_SEG  A's segment becomes 2 * off bytes long, none for 0 (SET_SEG)
+ * SET_SEG  A's segment becomes 2 * off bytes long, none for 0
  * RUN      arg & 63 quanta of the wire
  * MOVE     A moves off the card (the host's way: moving, flushed,
  *          unloaded), with arg & 3 == 1 comes back, with 2 closes:
@@ -38,9 +38,6 @@
 #include <stdlib.h>
 
 #include "fuzz_net.h"
-
-enum user_op { U_FRAME, U_STAGING, U_POST, U_INDEX, U_SEG, U_SET_SEG, U_RUN,
-	       U_MOVE, U_NONE };
 
 /* Steps an input may run at most, so that none takes seconds. */
 #define USER_MAX_STEPS	4096
@@ -162,9 +159,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	f.user[0][FZ_S].tainted = true;
 	e = &f.net.nic[0]->ep[FZ_A];
 	while (user_next(data, size, &pos, &r)) {
-		u32 steps = r.op >> 3;
+		u32 steps = r.op >> USER_STEPS_SHIFT;
 		u64 dt = FZ_DT;
-		u8 op = r.op & 7;
+		u8 op = r.op & USER_OP;
 
 		/* Closed: the user has no frame, staging or segment. */
 		if (!e->exists && op != U_RUN)

@@ -242,12 +242,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	fz_init(&f, false);
 	while (wire_next(data, size, &pos, &r)) {
-		u32 steps = r.ctl & 0x1f;
+		u32 steps = r.ctl & WIRE_STEPS;
 
 		if (steps > budget)
 			steps = budget;
 		budget -= steps;
-		fz_run(&f, steps, r.ctl & 0x20 ? f.net.nic[0]->fw.quantum :
+		fz_run(&f, steps, r.ctl & WIRE_QUANTA ? f.net.nic[0]->fw.quantum :
 						 FZ_DT);
 		if (r.len == 1) {
 			wire_host(&f, data[r.at]);
@@ -256,9 +256,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		if (!r.len)
 			continue;
 		memcpy(pkt, data + r.at, r.len);
-		if (r.ctl & 0x40)
+		if (r.ctl & WIRE_IN_STEP)
 			wire_in_step(&f, pkt, r.len);
-		fz_inject(&f, pkt, r.len, r.ctl & 0x80);
+		fz_inject(&f, pkt, r.len, r.ctl & WIRE_STRANGER);
 	}
 	fz_settle(&f);
 	fz_fini(&f);
