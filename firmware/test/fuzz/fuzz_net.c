@@ -523,19 +523,18 @@ static void fz_post(struct fz_net *f, const struct fz_client *c)
 	struct fz_user *u = &f->user[c->nic][c->ep];
 	struct sim_nic *s = f->net.nic[c->nic];
 
-	if (f->posting && !f->mute[c->nic][c->ep] &&
-	    u->posted - u->resolved < FZ_OUT)
-		fz_touch(s, c->ep);
-	while (f->posting && !f->mute[c->nic][c->ep] &&
-	       u->posted - u->resolved < FZ_OUT) {
+	if (!f->posting || f->mute[c->nic][c->ep] ||
+	    u->posted - u->resolved >= FZ_OUT)
+		return;
+	fz_touch(s, c->ep);
+	do {
 		const u8 *payload;
 		struct vnet_desc d = fz_request(f, c, u->posted, &payload);
 
-		if (sim_post(f->net.nic[c->nic], c->ep, VNET_Q_REQ_SEND, &d,
-			     payload))
+		if (sim_post(s, c->ep, VNET_Q_REQ_SEND, &d, payload))
 			break;
 		u->posted++;
-	}
+	} while (u->posted - u->resolved < FZ_OUT);
 }
 
 /* Every user does what it does once a step. */
@@ -558,7 +557,6 @@ static void fz_drive(struct fz_net *f)
 	}
 	for (i = 0; i < ARRAY_SIZE(fz_clients); i++) {
 		const struct fz_client *c = &fz_clients[i];
-
 		const struct sim_ep *e = &f->net.nic[c->nic]->ep[c->ep];
 
 		if ((f->peer_live || !c->peer_only) && !e->fw.moving &&
