@@ -7,7 +7,7 @@
 # make dkms-install  vnet.ko through DKMS, for every kernel installed
 # make udev-install  /dev/vnet for group vnet (udev rule)
 # make deb        Debian packages in build/deb/ (debian/), lintian-checked
-# make check      host unit tests, sparse, and the VM selftests
+# make check      host unit tests, a fuzz smoke run, sparse, the VM selftests
 # make fuzz       the firmware's fuzzers, FUZZ_SECONDS (600) each, one
 #                 after the other (firmware/test/fuzz/Makefile)
 # make check-cluster  the cluster selftest alone (part of make check)
