@@ -733,8 +733,10 @@ void fz_move(struct fz_net *f, u32 nic, u32 ep)
 {
 	struct sim_nic *s = f->net.nic[nic];
 	struct vnet_fw_ep *fw = &s->ep[ep].fw;
-	u64 bound = 2 * s->fw.busy_timeout +
-		    4 * s->fw.max_retries * s->fw.quantum;
+	u64 retries = 2ULL * s->fw.max_retries * s->fw.quantum;
+	/* And a quantum: the scan that sees a deadline runs once one. */
+	u64 bound = (s->fw.busy_timeout > retries ? s->fw.busy_timeout :
+						     retries) + s->fw.quantum;
 	u64 start = f->net.now;
 
 	if (!fw->frame || !s->ep[ep].exists)
