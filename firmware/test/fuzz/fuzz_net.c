@@ -571,7 +571,7 @@ static void fz_drive(struct fz_net *f)
  * every pool buffer either free or on a channel; every train slot held by
  * the channel it says and counted in the entry it sets aside.
  */
-void fz_check_nic(struct sim_nic *s)
+static void fz_check_nic(struct sim_nic *s)
 {
 	struct vnet_fw_nic *fw = &s->fw;
 	u32 reserved[FZ_EPS][2] = {};

@@ -90,7 +90,6 @@ void fz_move(struct fz_net *f, u32 nic, u32 ep);
 void fz_settle(struct fz_net *f);
 /* NIC 0's counters when the last input ended, before it settled. */
 extern struct vnet_fw_nic_stats fz_ended;
-void fz_check_nic(struct sim_nic *s);
 
 /* An invariant broke: say which, and crash for the fuzzer to see. */
 #define fz_assert(cond, fmt, ...) do {					\
