@@ -383,13 +383,15 @@ link_cut()
 	done
 	for k in $all; do
 		client_start "$k" "${nic[k]}" \
-			"$(endpoints_of main "$(others "$all" "$k")")" --seconds 12
+			"$(endpoints_of main "$(others "$all" "$k")")" --seconds 30
 	done
 	# Cut once every node's client is under way (its NIC has had an ACK
 	# since): on a loaded host TCG may start a guest's client seconds
 	# late, and a client that sends nothing across the cut waits nothing
-	# out.  The clients run for 12 s from their own start, long enough
-	# for these reads (a spool round trip each) and the cut.
+	# out.  The clients run for 30 s from their own start: longer than
+	# this wait may take, with these reads (a spool round trip each) and
+	# the cut after it -- clients that had stopped before the cut made
+	# the check below fail under load.
 	deadline=$(($(now_ms) + 20000))
 	for k in $all; do
 		while v=$(c run "$k" cat \
