@@ -5,8 +5,9 @@
  * an endpoint with work gets up to nic->burst send attempts per visit and the
  * firmware loiters on it for the rest of them, because a process that just
  * sent tends to send again -- or until it has copied a megabyte of
- * payload.  Each round starts just past the frame that went first in the
- * last one, so that every endpoint with work goes first in turn: starting
+ * payload.  Each round starts just past the frame that sent first in the
+ * last round that sent anything, so that every endpoint with work goes
+ * first in turn: starting
  * one frame further on would not do on a NIC whose few busy endpoints sit
  * in the first of its many frames -- most rounds would start in the empty
  * ones and reach the busy ones in the same order, and the first would
@@ -97,7 +98,7 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 {
 	struct vnet_fw_round round = { 0, false, false };
-	u32 i, first = nic->nframes;
+	u32 i, none = nic->nframes, first_moved = none;
 	bool visited = false;
 
 	vnet_fw_timer(nic, now);
@@ -106,6 +107,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		u32 f = (nic->rr_next + i) % nic->nframes;
 		struct vnet_fw_ep *ep;
 		struct vnet_frame *frame;
+		u32 moved;
 
 		/* A round over many busy frames copies megabytes. */
 		if (visited && nic->ops->pause) {
@@ -130,14 +132,21 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 			round.messages += vnet_fw_trains_retire(ep, frame);
 		if (!vnet_fw_has_sends(ep, frame))
 			continue;
-		round.messages += vnet_fw_visit(nic, ep, frame, &round.held);
+		moved = vnet_fw_visit(nic, ep, frame, &round.held);
+		round.messages += moved;
 		visited = true;
-		if (first == nic->nframes)
-			first = f;
+		if (moved && first_moved == none)
+			first_moved = f;
 	}
-	if (first == nic->nframes)
-		first = nic->rr_next;
-	nic->rr_next = (first + 1) % nic->nframes;
+	/*
+	 * The turn to go first passes only when someone took it, from the
+	 * first endpoint that sent: a round that sent nothing leaves it where
+	 * it is, and endpoints whose messages are held every round (one that
+	 * cannot take back its returns, say) win no turns for the one behind
+	 * them.
+	 */
+	if (first_moved != none)
+		nic->rr_next = (first_moved + 1) % nic->nframes;
 	nic->held = round.held;
 	/* Packets on the wire, or trains coming in that may stall. */
 	round.timer = nic->nactive > 0 || nic->trains_busy > 0;
