@@ -57,18 +57,11 @@ static void sim_tap(struct sim_net *net, u32 from, u32 to, const u8 *data,
 	memcpy(p->data, data, len);
 }
 
-void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
-		  const void *payload, u32 len)
+u32 sim_frame(u8 *buf, const void *hdr, u32 hdr_len, const void *payload,
+	      u32 len)
 {
-	struct sim_nic *sim = ctx;
-	struct sim_net *net = sim->net;
-	u32 to = sim->fw.peers[peer].nic_id;
-	u8 buf[VNET_WIRE_MAX + 64];
 	u32 total = hdr_len + len;
-	u64 at;
 
-	if (!net)
-		return;
 	memcpy(buf, hdr, hdr_len);
 	if (len)
 		memcpy(buf + hdr_len, payload, len);
@@ -77,6 +70,22 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 		memset(buf + total, 0, 46 - total);
 		total = 46;
 	}
+	return total;
+}
+
+void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
+		  const void *payload, u32 len)
+{
+	struct sim_nic *sim = ctx;
+	struct sim_net *net = sim->net;
+	u32 to = sim->fw.peers[peer].nic_id;
+	u8 buf[VNET_WIRE_MAX + 64];
+	u32 total;
+	u64 at;
+
+	if (!net)
+		return;
+	total = sim_frame(buf, hdr, hdr_len, payload, len);
 	net->sent++;
 	sim_tap(net, sim->fw.nic_id, to, buf, total);
 	if (to >= net->nr || net->down[sim->fw.nic_id] || net->down[to] ||

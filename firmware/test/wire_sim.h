@@ -34,6 +34,9 @@ struct sim_net {
 	u64 sent, lost, duplicated, corrupted;
 };
 
+/* The Ethernet frame of a packet in @buf, padded to 46 bytes; its length. */
+u32 sim_frame(u8 *buf, const void *hdr, u32 hdr_len, const void *payload,
+	      u32 len);
 void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 		  const void *payload, u32 len);
 

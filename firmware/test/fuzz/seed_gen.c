@@ -64,27 +64,20 @@ static void gen_write(const char *dir, const char *fuzzer, const char *name,
 	printf("%s: %zu bytes\n", path, b->len);
 }
 
-/* What NIC 1 puts on the wire for NIC 0, padded as sim_transmit() pads. */
+/* What NIC 1 puts on the wire for NIC 0, as sim_transmit() frames it. */
 static void gen_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 			 const void *payload, u32 len)
 {
 	struct sim_nic *s = ctx;
-	u8 *buf = gen.frame[gen.pending];
-	u32 total = hdr_len + len;
 
 	if (s->fw.peers[peer].nic_id != 0 ||
 	    (gen.drop_every && !(++gen.sent % gen.drop_every)))
 		return;
 	fz_assert(gen.pending < GEN_PENDING, "%u frames in a step",
 		  gen.pending);
-	memcpy(buf, hdr, hdr_len);
-	if (len)
-		memcpy(buf + hdr_len, payload, len);
-	if (total < 46) {
-		memset(buf + total, 0, 46 - total);
-		total = 46;
-	}
-	gen.frame_len[gen.pending++] = total;
+	gen.frame_len[gen.pending] = sim_frame(gen.frame[gen.pending], hdr,
+					       hdr_len, payload, len);
+	gen.pending++;
 }
 
 /* wire_fuzz.c's records: ctl (@flags, @steps), length, frame. */
