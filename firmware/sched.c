@@ -7,11 +7,10 @@
  * sent tends to send again -- or until it has copied a megabyte of
  * payload.  Each round starts just past the frame that sent first in the
  * last round that sent anything, so that every endpoint with work goes
- * first in turn: starting
- * one frame further on would not do on a NIC whose few busy endpoints sit
- * in the first of its many frames -- most rounds would start in the empty
- * ones and reach the busy ones in the same order, and the first would
- * always find the free channels.
+ * first in turn: starting one frame further on would not do on a NIC whose
+ * few busy endpoints sit in the first of its many frames -- most rounds
+ * would start in the empty ones and reach the busy ones in the same order,
+ * and the first would always find the free channels.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"

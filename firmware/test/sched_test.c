@@ -167,7 +167,7 @@ static u32 first_sender(struct __test_metadata *_metadata,
 	return 0;
 }
 
-static void bursts(struct __test_metadata *_metadata, u32 decoys)
+static void run_bursts(struct __test_metadata *_metadata, u32 decoys)
 {
 	u32 firsts[SENDERS] = { 0 }, n, i;
 	struct vnet_fw_peer *p;
@@ -229,7 +229,7 @@ static void bursts(struct __test_metadata *_metadata, u32 decoys)
 
 TEST(every_endpoint_goes_first_in_turn_between_bursts)
 {
-	bursts(_metadata, 0);
+	run_bursts(_metadata, 0);
 }
 
 /*
@@ -239,7 +239,7 @@ TEST(every_endpoint_goes_first_in_turn_between_bursts)
  */
 TEST(held_endpoints_win_no_turns)
 {
-	bursts(_metadata, 2);
+	run_bursts(_metadata, 2);
 }
 
 TEST_HARNESS_MAIN
