@@ -240,7 +240,7 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 	plen = vnet_fw_packet_len(h, len);
 	if (!plen || plen > len || !vnet_fw_csum_ok(data, plen) ||
 	    fw_be16_to_cpu(h->dst_nic) != nic->nic_id ||
-	    h->channel >= nic->nchannels || (h->flags & ~VNET_WIRE_SYNC)) {
+	    h->channel >= VNET_WIRE_CHANNELS || (h->flags & ~VNET_WIRE_SYNC)) {
 		nic->stats.bad_frames++;
 		return;
 	}
@@ -252,6 +252,12 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 	p = &nic->peers[src];
 	if (fw_memcmp(p->mac, src_mac, sizeof(p->mac))) {
 		nic->stats.bad_source++;
+		return;
+	}
+	/* An answer names one of our send channels: we may have fewer. */
+	if ((h->type == VNET_WIRE_ACK || h->type == VNET_WIRE_NACK) &&
+	    h->channel >= nic->nchannels) {
+		nic->stats.bad_frames++;
 		return;
 	}
 

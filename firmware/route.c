@@ -83,7 +83,7 @@ static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
 	p->nic_id = nic_id;
 	p->used = true;
 	p->incarnation = nic->ops->random(nic->ctx);
-	fw_memset(p->rx, 0, nic->nchannels * sizeof(*p->rx));
+	fw_memset(p->rx, 0, VNET_WIRE_CHANNELS * sizeof(*p->rx));
 	fw_memset(p->took, 0, sizeof(p->took));
 	for (c = 0; c < nic->nchannels; c++) {
 		p->tx[c].seq = nic->ops->random(nic->ctx);

@@ -98,7 +98,7 @@ void vnet_fw_trains_drop_peer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p)
 {
 	u32 c;
 
-	for (c = 0; c < nic->nchannels && p->trains; c++)
+	for (c = 0; c < VNET_WIRE_CHANNELS && p->trains; c++)
 		if (p->rx[c].train)
 			vnet_fw_train_drop(nic, &nic->trains[p->rx[c].train - 1]);
 }
@@ -173,7 +173,7 @@ static struct vnet_fw_train *vnet_fw_train_slot(struct vnet_fw_nic *nic,
 	if (p->trains >= (nic->ntrains + 1) / 2 ||
 	    nic->trains_busy == nic->ntrains)
 		return NULL;
-	for (c = 0; c < nic->nchannels && p->trains; c++) {
+	for (c = 0; c < VNET_WIRE_CHANNELS && p->trains; c++) {
 		const struct vnet_fw_train *t;
 
 		if (!p->rx[c].train)

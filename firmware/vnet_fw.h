@@ -335,7 +335,7 @@ struct vnet_fw_peer {
 	 */
 	u64 took[VNET_FW_TOOK_WORDS];
 	struct vnet_fw_send_chan *tx;	/* nic->nchannels each */
-	struct vnet_fw_recv_chan *rx;
+	struct vnet_fw_recv_chan *rx;	/* VNET_WIRE_CHANNELS each */
 };
 
 struct vnet_fw_nic_stats {
@@ -377,7 +377,9 @@ struct vnet_fw_nic {
 
 	/* The transport.  Tables and buffers are allocated by the host. */
 	u32 mtu;			/* largest packet the link carries */
-	u32 nchannels;			/* logical channels per peer */
+	u32 nchannels;			/* send channels per peer, at most
+					 * VNET_WIRE_CHANNELS
+					 */
 	u32 max_peers;
 	u32 max_retries;		/* transmissions before "unreachable" */
 	u64 quantum;			/* retransmission timer, in time units */

@@ -84,10 +84,17 @@ enum vnet_nack_reason {
 	VNET_NACK_NR,
 };
 
+/*
+ * Channel numbers a sender may use.  Each NIC sends on as many as it was
+ * loaded with and keeps receive state for all of them, so that NICs loaded
+ * with different counts talk to each other.
+ */
+#define VNET_WIRE_CHANNELS	64
+
 struct vnet_wire_hdr {
 	u8 version;
 	u8 type;
-	u8 channel;
+	u8 channel;		/* below VNET_WIRE_CHANNELS */
 	u8 flags;
 	__be16 src_nic;
 	__be16 dst_nic;

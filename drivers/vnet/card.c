@@ -280,8 +280,8 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	fw->peers = kvcalloc(peers, sizeof(*fw->peers), GFP_KERNEL);
 	nic->tx_chans = kvcalloc(peers * chans, sizeof(*nic->tx_chans),
 				 GFP_KERNEL);
-	nic->rx_chans = kvcalloc(peers * chans, sizeof(*nic->rx_chans),
-				 GFP_KERNEL);
+	nic->rx_chans = kvcalloc(peers * VNET_WIRE_CHANNELS,
+				 sizeof(*nic->rx_chans), GFP_KERNEL);
 	fw->peer_of = kvmalloc_array(65536, sizeof(*fw->peer_of), GFP_KERNEL);
 	fw->active = kvcalloc(peers, sizeof(*fw->active), GFP_KERNEL);
 	fw->pool = kvcalloc(vnet_pool_buffers, sizeof(*fw->pool), GFP_KERNEL);
@@ -297,7 +297,7 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	}
 	for (i = 0; i < peers; i++) {
 		fw->peers[i].tx = &nic->tx_chans[i * chans];
-		fw->peers[i].rx = &nic->rx_chans[i * chans];
+		fw->peers[i].rx = &nic->rx_chans[i * VNET_WIRE_CHANNELS];
 	}
 	for (i = 0; i < vnet_pool_buffers; i++)
 		fw->pool[i] = nic->pool_mem + (size_t)i * VNET_MEDIUM_MAX;

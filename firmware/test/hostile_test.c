@@ -355,7 +355,7 @@ static u32 forge(u8 *buf, u32 *seed, u32 src_nic)
 	h->type = kind == 0 ? VNET_WIRE_ACK : kind == 1 ? VNET_WIRE_NACK :
 							  VNET_WIRE_DATA;
 	h->flags = kind == 3 ? VNET_WIRE_SYNC : 0;
-	h->channel = sim_rand(seed) % SIM_CHANNELS;
+	h->channel = sim_rand(seed) % VNET_WIRE_CHANNELS;
 	h->src_nic = htobe16(src_nic);
 	h->dst_nic = htobe16(0);
 	h->incarnation = htobe32(sim_rand(seed));
@@ -380,8 +380,8 @@ TEST_F(forged, flood_from_wrong_mac_changes_nothing)
 {
 	struct sim_nic *a = self->net.nic[0];
 	static const u8 stranger[6] = { 0x02, 0, 0, 0, 0xbe, 0xef };
-	struct vnet_fw_send_chan tx[SIM_CHANNELS];
-	struct vnet_fw_recv_chan rx[SIM_CHANNELS];
+	struct vnet_fw_send_chan tx[VNET_WIRE_CHANNELS];
+	struct vnet_fw_recv_chan rx[VNET_WIRE_CHANNELS];
 	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
 	struct vnet_desc d = sim_request(1);
 	u8 buf[VNET_WIRE_DATA_LEN];

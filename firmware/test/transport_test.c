@@ -757,4 +757,170 @@ TEST_F(pair, bad_frames_are_dropped_and_counted)
 	EXPECT_EQ(0, b->ep[1].fw.stats.received);
 }
 
+#define MIXED_CLIENTS	4	/* endpoints 0..3 of each NIC; 4..7 serve */
+#define MIXED_EPS	(2 * MIXED_CLIENTS)
+#define MIXED_OUT	VNET_QUEUE_DEPTH	/* requests out per client */
+#define MIXED_EACH	500
+
+/*
+ * NICs loaded with different channel counts: each sends on its own count,
+ * and takes what the other sends on any channel of its count.
+ */
+FIXTURE(mixed) {
+	struct sim_net net;
+	u32 seq_at_start[2][VNET_WIRE_CHANNELS];
+};
+
+FIXTURE_VARIANT(mixed) {
+	u32 channels[2];
+};
+
+FIXTURE_VARIANT_ADD(mixed, more_than_the_receiver) {
+	.channels = { VNET_WIRE_CHANNELS, SIM_CHANNELS },
+};
+
+FIXTURE_VARIANT_ADD(mixed, fewer_than_the_receiver) {
+	.channels = { SIM_CHANNELS, VNET_WIRE_CHANNELS },
+};
+
+FIXTURE_VARIANT_ADD(mixed, one_against_all) {
+	.channels = { 1, VNET_WIRE_CHANNELS },
+};
+
+FIXTURE_SETUP(mixed)
+{
+	u32 n, i, c;
+
+	sim_net_init_channels(&self->net, 2, MIXED_EPS, 61, variant->channels);
+	for (n = 0; n < 2; n++) {
+		struct vnet_fw_nic *fw = &self->net.nic[n]->fw;
+		struct vnet_fw_peer *p = &fw->peers[fw->peer_of[1 - n]];
+
+		for (i = 0; i < MIXED_CLIENTS; i++) {
+			self->net.nic[n]->ep[MIXED_CLIENTS + i].fw.tag = TAG;
+			sim_map(self->net.nic[n], i, 0, 1 - n, MIXED_CLIENTS + i,
+				TAG);
+		}
+		for (c = 0; c < VNET_WIRE_CHANNELS; c++)
+			self->seq_at_start[n][c] = p->tx[c].seq;
+	}
+}
+
+FIXTURE_TEARDOWN(mixed)
+{
+	sim_net_fini(&self->net);
+}
+
+/* Serve every request; keep MIXED_OUT out per client; count what is back. */
+static void mixed_drive(struct sim_net *net, u32 sent[2][MIXED_CLIENTS],
+			u32 back[2][MIXED_CLIENTS], u32 *returned)
+{
+	const struct vnet_desc *d;
+	u32 n, i;
+
+	for (n = 0; n < 2; n++) {
+		struct sim_nic *s = net->nic[n];
+
+		for (i = MIXED_CLIENTS; i < MIXED_EPS; i++) {
+			while ((d = sim_peek(s, i, VNET_Q_REQ_RECV))) {
+				struct vnet_desc r = { .handler = 2 };
+
+				r.token = d->token;
+				if (sim_post(s, i, VNET_Q_REP_SEND, &r, NULL))
+					break;
+				sim_consume(s, i, VNET_Q_REQ_RECV);
+			}
+		}
+		for (i = 0; i < MIXED_CLIENTS; i++) {
+			while ((d = sim_peek(s, i, VNET_Q_REP_RECV))) {
+				*returned += !!(d->flags & VNET_DESC_RETURNED);
+				back[n][i]++;
+				sim_consume(s, i, VNET_Q_REP_RECV);
+			}
+			while (sent[n][i] < MIXED_EACH &&
+			       sent[n][i] - back[n][i] < MIXED_OUT) {
+				struct vnet_desc q = sim_request(i);
+
+				if (sim_post(s, i, VNET_Q_REQ_SEND, &q, NULL))
+					break;
+				sent[n][i]++;
+			}
+		}
+	}
+}
+
+TEST_F(mixed, every_channel_delivers)
+{
+	u32 sent[2][MIXED_CLIENTS] = {}, back[2][MIXED_CLIENTS] = {};
+	u32 n, i, c, returned = 0, done = 0;
+	u64 limit = self->net.now + 2000 * self->net.nic[0]->fw.quantum;
+
+	while (self->net.now < limit && done < 2 * MIXED_CLIENTS) {
+		mixed_drive(&self->net, sent, back, &returned);
+		sim_net_step(&self->net, 20);
+		for (done = 0, n = 0; n < 2; n++)
+			for (i = 0; i < MIXED_CLIENTS; i++)
+				done += back[n][i] == MIXED_EACH;
+	}
+	EXPECT_EQ(2 * MIXED_CLIENTS, done);
+	EXPECT_EQ(0, returned);
+	for (n = 0; n < 2; n++) {
+		struct vnet_fw_nic *fw = &self->net.nic[n]->fw;
+		struct vnet_fw_peer *p = &fw->peers[fw->peer_of[1 - n]];
+		u32 used = 0;
+
+		EXPECT_EQ(0, fw->stats.bad_frames);
+		EXPECT_EQ(0, fw->stats.retransmits);
+		for (c = 0; c < VNET_WIRE_CHANNELS; c++)
+			used += p->tx[c].seq != self->seq_at_start[n][c];
+		/*
+		 * None it has not; past the count the receiver sends on, if
+		 * it has more; every one, if it has that many or fewer.
+		 */
+		EXPECT_LE(used, fw->nchannels);
+		if (fw->nchannels > SIM_CHANNELS) {
+			EXPECT_LT(SIM_CHANNELS, used);
+		} else {
+			EXPECT_EQ(fw->nchannels, used);
+		}
+	}
+}
+
+/*
+ * An ACK or NACK names one of the receiver's own send channels: past its
+ * count, it is a bad frame and moves nothing, whatever it echoes.
+ */
+TEST_F(mixed, answer_past_our_channels_is_a_bad_frame)
+{
+	struct sim_nic *b = self->net.nic[1];
+	struct vnet_fw_nic *fw = &self->net.nic[0]->fw;
+	struct vnet_fw_peer *p = &fw->peers[fw->peer_of[1]];
+	struct vnet_fw_send_chan tx[VNET_WIRE_CHANNELS];
+	u64 bad = fw->stats.bad_frames, stale = fw->stats.stale_acks;
+	struct vnet_fw_peer *bp = &b->fw.peers[b->fw.peer_of[0]];
+	u32 c, sent = 0;
+
+	memcpy(tx, p->tx, sizeof(tx));
+	for (c = fw->nchannels; c < VNET_WIRE_CHANNELS; c++) {
+		struct {
+			struct vnet_wire_hdr h;
+			struct vnet_wire_ack ack;
+		} pkt = {};
+
+		pkt.h.version = VNET_WIRE_VERSION;
+		pkt.h.type = c % 2 ? VNET_WIRE_NACK : VNET_WIRE_ACK;
+		pkt.h.channel = c;
+		pkt.h.src_nic = htobe16(1);
+		pkt.h.incarnation = htobe32(bp->incarnation);
+		pkt.h.seq = htobe32(p->tx[c].seq);
+		pkt.ack.status = c % 2 ? VNET_NACK_NOT_RESIDENT : VNET_RET_NONE;
+		pkt.h.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
+		inject_from(&self->net, 0, 1, &pkt, sizeof(pkt));
+		sent++;
+	}
+	EXPECT_EQ(bad + sent, fw->stats.bad_frames);
+	EXPECT_EQ(stale, fw->stats.stale_acks);
+	EXPECT_EQ(0, memcmp(tx, p->tx, sizeof(tx)));
+}
+
 TEST_HARNESS_MAIN

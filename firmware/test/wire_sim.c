@@ -136,6 +136,13 @@ void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
 void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		  u32 seed)
 {
+	sim_net_init_channels(net, nr_nics, eps_per_nic, seed, NULL);
+}
+
+/* As sim_net_init(), NIC i sending on @channels[i] channels per peer. */
+void sim_net_init_channels(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
+			   u32 seed, const u32 *channels)
+{
 	u32 i, j;
 
 	memset(net, 0, sizeof(*net));
@@ -148,6 +155,8 @@ void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		struct sim_nic *sim = calloc(1, sizeof(*sim));
 
 		sim_init(sim, i, eps_per_nic, 16);
+		if (channels)
+			sim->fw.nchannels = channels[i];
 		sim->net = net;
 		sim->auto_fault = true;
 		for (j = 0; j < eps_per_nic; j++)

@@ -168,8 +168,14 @@ static void fz_check_packet(const struct sim_nic *s, u32 peer, const u8 *pkt,
 		  be16toh(h->src_nic) == id &&
 		  be16toh(h->dst_nic) == p->nic_id &&
 		  be32toh(h->incarnation) == p->incarnation &&
-		  h->channel < fw->nchannels && !(h->flags & ~VNET_WIRE_SYNC),
+		  h->channel < VNET_WIRE_CHANNELS &&
+		  !(h->flags & ~VNET_WIRE_SYNC),
 		  "nic %u: header of a type %u packet", id, h->type);
+	/* Its own messages go on its channels; answers on the sender's. */
+	if (h->type == VNET_WIRE_DATA || h->type == VNET_WIRE_FRAG)
+		fz_assert(h->channel < fw->nchannels,
+			  "nic %u: type %u packet on channel %u", id, h->type,
+			  h->channel);
 	switch (h->type) {
 	case VNET_WIRE_DATA:
 		w = (const void *)(h + 1);
@@ -591,7 +597,6 @@ static void fz_check_nic(struct sim_nic *s)
 		}
 		for (c = 0; c < fw->nchannels; c++) {
 			const struct vnet_fw_send_chan *ch = &p->tx[c];
-			u32 t = p->rx[c].train;
 
 			fz_assert(ch->state <= VNET_CHAN_PAUSED, "%u", ch->state);
 			if (ch->state == VNET_CHAN_FREE)
@@ -602,6 +607,11 @@ static void fz_check_nic(struct sim_nic *s)
 			paused += ch->state == VNET_CHAN_PAUSED;
 			if (ch->counted && ch->src)
 				unresolved[ch->src->name.ep]++;
+		}
+		/* A peer may send on more channels than we do. */
+		for (c = 0; c < VNET_WIRE_CHANNELS; c++) {
+			u32 t = p->rx[c].train;
+
 			if (!t)
 				continue;
 			fz_assert(t <= fw->ntrains && fw->trains[t - 1].busy &&

@@ -168,10 +168,13 @@ static void wire_in_step(struct fz_net *f, u8 *pkt, u32 len)
 	h->dst_nic = htobe16(0);
 	h->incarnation = htobe32(b->peers[b->peer_of[0]].incarnation);
 	plen = wire_fix_len(pkt, len);
-	if (a->peer_of[1] == VNET_FW_NO_PEER || h->channel >= a->nchannels)
+	if (a->peer_of[1] == VNET_FW_NO_PEER ||
+	    h->channel >= VNET_WIRE_CHANNELS)
 		goto sum;
 	rc = &a->peers[a->peer_of[1]].rx[h->channel];
-	tc = &a->peers[a->peer_of[1]].tx[h->channel];
+	/* An answer past our send channels is a bad frame: leave it so. */
+	tc = h->channel < a->nchannels ? &a->peers[a->peer_of[1]].tx[h->channel] :
+					 NULL;
 	t = rc->train ? &a->trains[rc->train - 1] : NULL;
 	if ((h->type == VNET_WIRE_DATA && plen >= VNET_WIRE_DATA_LEN) ||
 	    (h->type == VNET_WIRE_FRAG && plen >= VNET_WIRE_FIRST_LEN &&
@@ -202,6 +205,8 @@ static void wire_in_step(struct fz_net *f, u8 *pkt, u32 len)
 		break;
 	case VNET_WIRE_ACK:
 	case VNET_WIRE_NACK:
+		if (!tc)
+			break;
 		h->seq = htobe32(tc->seq);
 		h->stamp = htobe32(tc->stamp);
 		break;
