@@ -318,7 +318,11 @@ static void vnet_fw_set_took(struct vnet_fw_peer *p, u32 ep, bool took)
  * a megabyte holds its channel for hundreds of round trips, and a message
  * of one packet must always find one.  Nor does it start while another
  * train from send queue @q to @ep has had no fragment taken yet: one
- * refused train to an endpoint at a time, not half the channels.
+ * refused train to an endpoint at a time, not half the channels.  Nor
+ * past the VNET_FW_PEER_RESERVE trains from @q to @ep that a receiver
+ * takes from one peer (train_rx.c): it would refuse the next one, and
+ * with many channels a crowd of large sends to one endpoint would run
+ * busy clocks rather than wait in their senders' queues.
  *
  * Nor, while a share of the channels holds messages that were refused
  * or whose endpoints have not taken our latest message, for an @ep that
@@ -338,6 +342,7 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 	u32 share = (nic->nchannels + 1) / 2;
 	u32 trains_max = nic->nchannels > 1 ? nic->nchannels / 2 : 1;
 	u32 c, from_src = 0, to_ep = 0, trains = 0, doubtful = 0;
+	u32 trains_to_q = 0;
 
 	for (c = 0; c < nic->nchannels; c++) {
 		const struct vnet_fw_send_chan *ch = &p->tx[c];
@@ -365,7 +370,8 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 			 * that need a train would wait as long.
 			 */
 			if (train && ch->is_train && ch->queue == q &&
-			    !ch->frag_acked)
+			    (!ch->frag_acked ||
+			     ++trains_to_q >= VNET_FW_PEER_RESERVE))
 				return false;
 			to_ep++;
 		}

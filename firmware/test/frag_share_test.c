@@ -271,4 +271,57 @@ TEST_F(crowd, a_turn_copies_a_megabyte_at_most)
 	EXPECT_EQ(2 * n, a->ep[1].fw.stats.received);
 }
 
+/*
+ * With more channels than a receiver takes trains from one peer to one
+ * queue (VNET_FW_PEER_RESERVE), eight endpoints that each send a train to
+ * the same endpoint start no more than that many at a time: the others
+ * wait in their senders' queues, none is refused "queue full", and all
+ * arrive whole.
+ */
+TEST(trains_to_one_queue_stay_within_what_it_takes)
+{
+	static const u32 channels[2] = { VNET_WIRE_CHANNELS, SIM_CHANNELS };
+	struct sim_net net;
+	struct sim_nic *a, *b;
+	const struct vnet_desc *r;
+	u32 i, got = 0, most = 0;
+	u64 start;
+
+	sim_net_init_channels(&net, 2, SENDERS, 9, channels);
+	a = net.nic[0];
+	b = net.nic[1];
+	a->fw.mtu = 1500;
+	b->fw.mtu = 1500;
+	b->ep[0].fw.tag = TAG;
+	frag_give_seg(b, 0, SENDERS * (64u << 10));
+	for (i = 0; i < SENDERS; i++) {
+		struct vnet_desc t = frag_xfer_seg(64u << 10, 0, i * (64u << 10));
+
+		t.args[0] = i;
+		frag_give_seg(a, i, 64u << 10);
+		frag_fill(a->ep[i].fw.seg, 64u << 10, i);
+		sim_map(a, i, 0, 1, 0, TAG);
+		ASSERT_EQ(0, sim_post(a, i, VNET_Q_REQ_SEND, &t, NULL));
+	}
+	for (start = net.now; got < SENDERS;) {
+		ASSERT_GT(100 * a->fw.quantum, net.now - start);
+		sim_net_step(&net, 20);
+		if (b->fw.trains_busy > most)
+			most = b->fw.trains_busy;
+		while ((r = sim_peek(b, 0, VNET_Q_REQ_RECV))) {
+			EXPECT_TRUE(frag_same(b->ep[0].fw.seg + r->offset,
+					      64u << 10, r->args[0]));
+			sim_consume(b, 0, VNET_Q_REQ_RECV);
+			got++;
+		}
+	}
+	EXPECT_EQ(VNET_FW_PEER_RESERVE, most);
+	EXPECT_EQ(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+	EXPECT_EQ(SENDERS, a->fw.stats.tx_trains);
+	sim_net_run_for(&net, 1000);
+	EXPECT_TRUE(frag_all_quiet(&net));
+	frag_free_segs(&net);
+	sim_net_fini(&net);
+}
+
 TEST_HARNESS_MAIN
