@@ -136,10 +136,15 @@ unsigned int vnet_slice_faults = 16;
 VNET_PARAM_UINT(slice_faults, vnet_slice_faults, 1, 1000, 0644);
 MODULE_PARM_DESC(slice_faults, "Time slice of a loaded endpoint, in mean fault-in times (1-1000, default 16)");
 
-unsigned int vnet_channels = 8;
-/* One destination endpoint takes at most half: eight leave others four. */
-VNET_PARAM_UINT(channels, vnet_channels, 1, 64, 0444);
-MODULE_PARM_DESC(channels, "Logical channels per destination NIC (1-64, default 8)");
+/*
+ * Endpoints refused by a peer (off its card, say) hold at most half: the
+ * other half must carry what the endpoints on the card can take, a few
+ * messages each.  Eight left four, and at 2x overcommit the clients of a
+ * paging NIC lost half their round trips waiting for one (design.rst).
+ */
+unsigned int vnet_channels = 32;
+VNET_PARAM_UINT(channels, vnet_channels, 1, VNET_WIRE_CHANNELS, 0444);
+MODULE_PARM_DESC(channels, "Logical channels per destination NIC (1-64, default 32)");
 
 unsigned int vnet_max_peers = 64;
 VNET_PARAM_UINT(max_peers, vnet_max_peers, 1, VNET_FW_MAX_PEERS, 0444);
