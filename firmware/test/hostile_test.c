@@ -380,7 +380,7 @@ TEST_F(forged, flood_from_wrong_mac_changes_nothing)
 {
 	struct sim_nic *a = self->net.nic[0];
 	static const u8 stranger[6] = { 0x02, 0, 0, 0, 0xbe, 0xef };
-	struct vnet_fw_send_chan tx[VNET_WIRE_CHANNELS];
+	struct vnet_fw_send_chan tx[SIM_CHANNELS];
 	struct vnet_fw_recv_chan rx[VNET_WIRE_CHANNELS];
 	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
 	struct vnet_desc d = sim_request(1);

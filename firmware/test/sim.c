@@ -110,9 +110,7 @@ static void sim_transport_init(struct sim_nic *sim, u32 max_peers)
 	fw->busy_timeout = 100 * fw->quantum;
 	fw->peers = calloc(max_peers, sizeof(*fw->peers));
 	for (i = 0; i < max_peers; i++) {
-		/* As many as a NIC may be given: sim_net_init_channels(). */
-		fw->peers[i].tx = calloc(VNET_WIRE_CHANNELS,
-					 sizeof(*fw->peers[i].tx));
+		fw->peers[i].tx = calloc(SIM_CHANNELS, sizeof(*fw->peers[i].tx));
 		fw->peers[i].rx = calloc(VNET_WIRE_CHANNELS,
 					 sizeof(*fw->peers[i].rx));
 	}
@@ -171,7 +169,7 @@ void sim_fini(struct sim_nic *sim)
 	free(sim->ep);
 	/* Buffers in use sit on channels: put them back, then free them all. */
 	for (i = 0; i < fw->max_peers; i++) {
-		for (c = 0; c < VNET_WIRE_CHANNELS; c++)
+		for (c = 0; c < fw->nchannels; c++)
 			if (fw->peers[i].tx[c].payload)
 				fw->pool[fw->pool_free++] = fw->peers[i].tx[c].payload;
 		free(fw->peers[i].tx);

@@ -801,7 +801,7 @@ FIXTURE_SETUP(mixed)
 			sim_map(self->net.nic[n], i, 0, 1 - n, MIXED_CLIENTS + i,
 				TAG);
 		}
-		for (c = 0; c < VNET_WIRE_CHANNELS; c++)
+		for (c = 0; c < fw->nchannels; c++)
 			self->seq_at_start[n][c] = p->tx[c].seq;
 	}
 }
@@ -871,7 +871,7 @@ TEST_F(mixed, every_channel_delivers)
 
 		EXPECT_EQ(0, fw->stats.bad_frames);
 		EXPECT_EQ(0, fw->stats.retransmits);
-		for (c = 0; c < VNET_WIRE_CHANNELS; c++)
+		for (c = 0; c < fw->nchannels; c++)
 			used += p->tx[c].seq != self->seq_at_start[n][c];
 		/*
 		 * None it has not; past the count the receiver sends on, if
@@ -900,7 +900,9 @@ TEST_F(mixed, answer_past_our_channels_is_a_bad_frame)
 	struct vnet_fw_peer *bp = &b->fw.peers[b->fw.peer_of[0]];
 	u32 c, sent = 0;
 
-	memcpy(tx, p->tx, sizeof(tx));
+	if (fw->nchannels == VNET_WIRE_CHANNELS)
+		SKIP(return, "NIC 0 sends on every channel number");
+	memcpy(tx, p->tx, fw->nchannels * sizeof(*tx));
 	for (c = fw->nchannels; c < VNET_WIRE_CHANNELS; c++) {
 		struct {
 			struct vnet_wire_hdr h;
@@ -912,7 +914,7 @@ TEST_F(mixed, answer_past_our_channels_is_a_bad_frame)
 		pkt.h.channel = c;
 		pkt.h.src_nic = htobe16(1);
 		pkt.h.incarnation = htobe32(bp->incarnation);
-		pkt.h.seq = htobe32(p->tx[c].seq);
+		pkt.h.seq = htobe32(c * 7919);
 		pkt.ack.status = c % 2 ? VNET_NACK_NOT_RESIDENT : VNET_RET_NONE;
 		pkt.h.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
 		inject_from(&self->net, 0, 1, &pkt, sizeof(pkt));
@@ -920,7 +922,7 @@ TEST_F(mixed, answer_past_our_channels_is_a_bad_frame)
 	}
 	EXPECT_EQ(bad + sent, fw->stats.bad_frames);
 	EXPECT_EQ(stale, fw->stats.stale_acks);
-	EXPECT_EQ(0, memcmp(tx, p->tx, sizeof(tx)));
+	EXPECT_EQ(0, memcmp(tx, p->tx, fw->nchannels * sizeof(*tx)));
 }
 
 TEST_HARNESS_MAIN

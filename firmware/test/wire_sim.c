@@ -155,8 +155,16 @@ void sim_net_init_channels(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		struct sim_nic *sim = calloc(1, sizeof(*sim));
 
 		sim_init(sim, i, eps_per_nic, 16);
-		if (channels)
+		if (channels) {
 			sim->fw.nchannels = channels[i];
+			/* Exactly that many, as the host allocates them. */
+			for (j = 0; j < sim->fw.max_peers; j++) {
+				struct vnet_fw_peer *p = &sim->fw.peers[j];
+
+				free(p->tx);
+				p->tx = calloc(channels[i], sizeof(*p->tx));
+			}
+		}
 		sim->net = net;
 		sim->auto_fault = true;
 		for (j = 0; j < eps_per_nic; j++)
