@@ -51,9 +51,10 @@
  * queue: no partial message is ever visible as one.  Its sender gets it
  * back whole (or sends it again), never a receipt for part of it.
  *
- * Bounds: a train slot per (peer, channel) at most, ntrains in all, no
- * peer more than half of them, nor more than VNET_FW_PEER_RESERVE entries
- * of one receive queue; a first fragment that claims a megabyte costs its
+ * Bounds: a train slot per (peer, channel number) at most, ntrains in
+ * all, no peer more than half of them or VNET_FW_PEER_TRAINS, whatever
+ * channel numbers it uses, nor more than VNET_FW_PEER_RESERVE entries of
+ * one receive queue; a first fragment that claims a megabyte costs its
  * slot and nothing more, since the bytes land where the destination
  * already has the memory.
  */
@@ -171,6 +172,7 @@ static struct vnet_fw_train *vnet_fw_train_slot(struct vnet_fw_nic *nic,
 	u32 i, c, there = 0;
 
 	if (p->trains >= (nic->ntrains + 1) / 2 ||
+	    p->trains >= VNET_FW_PEER_TRAINS ||
 	    nic->trains_busy == nic->ntrains)
 		return NULL;
 	for (c = 0; c < VNET_WIRE_CHANNELS && p->trains; c++) {

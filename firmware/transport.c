@@ -39,8 +39,10 @@
  *
  * No sending endpoint holds more than half of a peer's channels, no
  * destination endpoint more than half of them in flight, whoever sends,
- * and trains no more than half of them together -- so that a message of
- * one packet never waits for the end of a train of a megabyte -- nor
+ * and trains no more than half of them together, nor more than half of
+ * the slots a receiver gives a peer (VNET_FW_PEER_TRAINS) -- so that a
+ * message of one packet never waits for the end of a train of a
+ * megabyte, and a peer's trains never wait for its own stale ones -- nor
  * more than one to an endpoint's queue until it takes a first fragment; a
  * destination that refuses a message (NACK) gets no new channel until it
  * takes it, and a sender whose reply queue has no room for a return gets
@@ -314,8 +316,9 @@ static void vnet_fw_set_took(struct vnet_fw_peer *p, u32 ep, bool took)
  * @ep and count for their senders alone.)  Not while that endpoint
  * refuses what it already has, and not while @src has a return waiting
  * for room in its own reply queue.  A @train takes no more than half the
- * channels (rounded down, one at least) with the other trains: a train of
- * a megabyte holds its channel for hundreds of round trips, and a message
+ * channels (rounded down, one at least) with the other trains, and no
+ * more than half the receiver's VNET_FW_PEER_TRAINS: a train of a
+ * megabyte holds its channel for hundreds of round trips, and a message
  * of one packet must always find one.  Nor does it start while another
  * train from send queue @q to @ep has had no fragment taken yet: one
  * refused train to an endpoint at a time, not half the channels.  Nor
@@ -343,6 +346,9 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 	u32 trains_max = nic->nchannels > 1 ? nic->nchannels / 2 : 1;
 	u32 c, from_src = 0, to_ep = 0, trains = 0, doubtful = 0;
 	u32 trains_to_q = 0;
+
+	if (trains_max > VNET_FW_PEER_TRAINS / 2)
+		trains_max = VNET_FW_PEER_TRAINS / 2;
 
 	for (c = 0; c < nic->nchannels; c++) {
 		const struct vnet_fw_send_chan *ch = &p->tx[c];

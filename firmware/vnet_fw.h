@@ -306,10 +306,18 @@ struct vnet_fw_train {
 
 /*
  * Entries of one receive queue of one endpoint that one peer's trains
- * may hold at once (train_rx.c); an honest sender has no more trains to
- * one endpoint in flight when it has 8 channels (transport.c).
+ * may hold at once (train_rx.c); an honest sender starts no more trains
+ * than that to one queue (vnet_fw_may_send()).
  */
 #define VNET_FW_PEER_RESERVE	(VNET_QUEUE_DEPTH / 4)
+
+/*
+ * Train slots one peer may hold at a receiver, on whatever channel
+ * numbers it sends (train_rx.c).  An honest sender starts half as many
+ * (transport.c): a train it gave up may hold its slot over there until
+ * it expires.
+ */
+#define VNET_FW_PEER_TRAINS	8
 
 #define VNET_FW_TOOK_WORDS	4
 

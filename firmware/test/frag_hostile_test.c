@@ -16,6 +16,7 @@
 #define TAG		0x5cULL
 #define INC		0x1badcafeu	/* the forger's incarnation */
 #define FMIN		VNET_WIRE_FRAG_MIN
+#define FORGER_EPS	4		/* per NIC; NIC 1's from 1 on take XFERs */
 
 FIXTURE(forger) {
 	struct sim_net net;
@@ -29,14 +30,16 @@ FIXTURE_SETUP(forger)
 {
 	u32 i;
 
-	sim_net_init(&self->net, 3, 2, 55);
+	sim_net_init(&self->net, 3, FORGER_EPS, 55);
 	for (i = 0; i < 3; i++) {
 		sim_mac(i, self->mac[i]);
 		self->net.nic[i]->fw.mtu = 1500;
 	}
 	self->b = self->net.nic[1];
-	self->b->ep[1].fw.tag = TAG;
-	frag_give_seg(self->b, 1, VNET_XFER_MAX);
+	for (i = 1; i < FORGER_EPS; i++) {
+		self->b->ep[i].fw.tag = TAG;
+		frag_give_seg(self->b, i, VNET_XFER_MAX);
+	}
 	sim_map(self->net.nic[2], 0, 0, 1, 1, TAG);
 	frag_give_seg(self->net.nic[2], 0, VNET_XFER_MAX);
 	/* The forger's packets are answered to NIC 0: let them be lost. */
@@ -54,6 +57,7 @@ struct frag_spec {
 	u8 channel, hflags, fflags, reserved;
 	u32 seq, train, offset, len, csum;
 	u32 msg_len;			/* FIRST: the whole message's */
+	u32 dst_ep;			/* FIRST: NIC 1's endpoint */
 	u8 msg_flags;
 	u8 fill;
 };
@@ -84,7 +88,7 @@ static u32 forge_frag(u8 *buf, const struct frag_spec *s)
 	f->csum = htobe32(s->csum);
 	if (s->fflags & VNET_FRAG_FIRST) {
 		hlen = VNET_WIRE_FIRST_LEN;
-		w->dst_ep = htobe32(1);
+		w->dst_ep = htobe32(s->dst_ep);
 		w->tag = htobe64(TAG);
 		w->queue = VNET_Q_REQ_SEND;
 		w->handler = 1;
@@ -113,6 +117,7 @@ static struct frag_spec first(FIXTURE_DATA(forger) *self, u32 total, u32 len)
 		.hflags = VNET_WIRE_SYNC, .fflags = VNET_FRAG_FIRST,
 		.seq = self->seq, .train = self->seq, .len = len,
 		.msg_len = total, .msg_flags = VNET_DESC_XFER, .fill = 0xa5,
+		.dst_ep = 1,
 	};
 
 	return s;
@@ -429,6 +434,57 @@ TEST_F(forger, one_peer_reserves_a_quarter_of_a_queue)
 	sim_net_run_for(&self->net, 3 * b->fw.quantum);
 	EXPECT_EQ(VNET_QUEUE_DEPTH - VNET_FW_PEER_RESERVE,
 		  b->ep[1].fw.stats.received);
+}
+
+/*
+ * The channels past the receiver's own count are a peer's too: trains on
+ * them count against the quarter of a queue, and go with the route.
+ */
+TEST_F(forger, trains_past_our_channels_are_bounded_and_dropped)
+{
+	struct sim_nic *b = self->b;
+	u32 ch, n = 0;
+
+	for (ch = b->fw.nchannels; ch < VNET_WIRE_CHANNELS; ch++, n++) {
+		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
+
+		s.channel = ch;
+		send_frag(self, &s);
+	}
+	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->fw.trains_busy);
+	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->ep[1].fw.recv_reserved[0]);
+	EXPECT_EQ(n - VNET_FW_PEER_RESERVE,
+		  b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+	ASSERT_TRUE(vnet_fw_route_del(&b->fw, 0, self->net.now));
+	EXPECT_EQ(0, b->fw.trains_busy);
+	EXPECT_EQ(0, b->ep[1].fw.recv_reserved[0]);
+}
+
+/*
+ * Trains to several endpoints, on every channel number: one peer holds
+ * VNET_FW_PEER_TRAINS slots at most, whatever numbers it uses, and the
+ * rest of its first fragments are NACKed "queue full".
+ */
+TEST_F(forger, one_peer_holds_a_bounded_number_of_trains)
+{
+	struct sim_nic *b = self->b;
+	u32 ch;
+
+	ASSERT_LT(VNET_FW_PEER_TRAINS, (b->fw.ntrains + 1) / 2);
+	ASSERT_LT(VNET_FW_PEER_TRAINS,
+		  (FORGER_EPS - 1) * VNET_FW_PEER_RESERVE);
+	for (ch = 0; ch < VNET_WIRE_CHANNELS; ch++) {
+		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
+
+		s.channel = ch;
+		s.dst_ep = 1 + ch % (FORGER_EPS - 1);
+		send_frag(self, &s);
+	}
+	EXPECT_EQ(VNET_FW_PEER_TRAINS, b->fw.trains_busy);
+	EXPECT_EQ(VNET_WIRE_CHANNELS - VNET_FW_PEER_TRAINS,
+		  b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+	ASSERT_TRUE(vnet_fw_route_del(&b->fw, 0, self->net.now));
+	EXPECT_EQ(0, b->fw.trains_busy);
 }
 
 TEST_HARNESS_MAIN

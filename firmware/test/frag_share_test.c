@@ -324,4 +324,61 @@ TEST(trains_to_one_queue_stay_within_what_it_takes)
 	sim_net_fini(&net);
 }
 
+/*
+ * However many channels it has, a NIC starts no more trains to one peer
+ * than half the slots a receiver gives a peer: eight endpoints that each
+ * send a train to one of four endpoints over there, 64 channels, start
+ * VNET_FW_PEER_TRAINS / 2 at once, and all arrive whole, none refused.
+ */
+TEST(trains_to_one_peer_stay_within_half_its_slots)
+{
+	static const u32 channels[2] = { VNET_WIRE_CHANNELS, SIM_CHANNELS };
+	struct sim_net net;
+	struct sim_nic *a, *b;
+	const struct vnet_desc *r;
+	u32 i, got = 0, most = 0;
+	u64 start;
+
+	sim_net_init_channels(&net, 2, SENDERS, 13, channels);
+	a = net.nic[0];
+	b = net.nic[1];
+	a->fw.mtu = 1500;
+	b->fw.mtu = 1500;
+	for (i = 0; i < DESTS; i++) {
+		b->ep[i].fw.tag = TAG;
+		frag_give_seg(b, i, SENDERS / DESTS * (64u << 10));
+	}
+	for (i = 0; i < SENDERS; i++) {
+		struct vnet_desc t = frag_xfer_seg(64u << 10, 0,
+						   i / DESTS * (64u << 10));
+
+		t.args[0] = i;
+		frag_give_seg(a, i, 64u << 10);
+		frag_fill(a->ep[i].fw.seg, 64u << 10, i);
+		sim_map(a, i, 0, 1, i % DESTS, TAG);
+		ASSERT_EQ(0, sim_post(a, i, VNET_Q_REQ_SEND, &t, NULL));
+	}
+	for (start = net.now; got < SENDERS;) {
+		ASSERT_GT(100 * a->fw.quantum, net.now - start);
+		sim_net_step(&net, 20);
+		if (b->fw.trains_busy > most)
+			most = b->fw.trains_busy;
+		for (i = 0; i < DESTS; i++) {
+			while ((r = sim_peek(b, i, VNET_Q_REQ_RECV))) {
+				EXPECT_TRUE(frag_same(b->ep[i].fw.seg +
+						      r->offset, 64u << 10,
+						      r->args[0]));
+				sim_consume(b, i, VNET_Q_REQ_RECV);
+				got++;
+			}
+		}
+	}
+	EXPECT_EQ(VNET_FW_PEER_TRAINS / 2, most);
+	EXPECT_EQ(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+	sim_net_run_for(&net, 1000);
+	EXPECT_TRUE(frag_all_quiet(&net));
+	frag_free_segs(&net);
+	sim_net_fini(&net);
+}
+
 TEST_HARNESS_MAIN

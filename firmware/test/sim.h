@@ -47,7 +47,7 @@ struct sim_nic {
 
 #define SIM_CHANNELS	8
 #define SIM_POOL	32
-#define SIM_TRAINS	16
+#define SIM_TRAINS	32
 
 void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst);
 void sim_mac(u32 nic_id, u8 mac[6]);
