@@ -52,7 +52,9 @@
  * messages that wait sit in their senders' queues, which stops only those
  * senders.  Several senders that each feed a stuck receiver of their own,
  * or the clients of a NIC's endpoints that are off its card, hold no more
- * than half the channels either: see vnet_fw_may_send().
+ * than half the channels either: see vnet_fw_may_send().  Nor does one
+ * sender hold more than its share of the NIC's payload buffers, which
+ * all peers draw on: see vnet_fw_pool_share().
  *
  * The flush rule lives here too: a channel counts as unresolved for its
  * sender while its latest transmission has neither an ACK nor a NACK.  The
@@ -163,8 +165,11 @@ void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		break;
 	case VNET_CHAN_FREE:
 		vnet_fw_chan_count(nic, ch, false);
-		if (ch->payload)
+		if (ch->payload) {
 			nic->pool[nic->pool_free++] = ch->payload;
+			if (ch->src)
+				ch->src->pool_held--;
+		}
 		ch->payload = NULL;
 		ch->frag = NULL;
 		ch->src = NULL;
@@ -389,6 +394,22 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 }
 
 /*
+ * Pool buffers one sending endpoint may hold: an eighth of the pool, and
+ * at least half a peer's channels' worth.  A message waits in its queue
+ * for its turn, as for a channel; without the bound, an endpoint whose
+ * messages are refused on a few peers -- each holds its buffer until it
+ * is taken or returned, busy_timeout later -- would take every buffer,
+ * and every payload message of every other endpoint of the NIC would
+ * wait as long.
+ */
+u32 vnet_fw_pool_share(const struct vnet_fw_nic *nic)
+{
+	u32 share = nic->npool / 8, chans = (nic->nchannels + 1) / 2;
+
+	return share > chans ? share : chans;
+}
+
+/*
  * Put @msg from @src's send queue @q on a free channel to its NIC: it is
  * then MOVED, or STARTED when its train reads it from @src's segment as it
  * goes; it WAITS when no channel (or payload buffer) may be had; it is
@@ -421,7 +442,8 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 			break;
 		}
 	}
-	if (!ch || (msg->len && !nic->pool_free) ||
+	if (!ch || (msg->len && (!nic->pool_free ||
+				 src->pool_held >= vnet_fw_pool_share(nic))) ||
 	    !vnet_fw_may_send(nic, p, src, msg->peer.ep, q, train))
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 
@@ -464,8 +486,10 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 		nic->stats.tx_trains++;
 		nic->stats.tx_frags++;
 	}
-	if (msg->len)
+	if (msg->len) {
 		nic->pool_free--;
+		src->pool_held++;
+	}
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_INFLIGHT);
 	vnet_fw_xmit_data(nic, p, c);
 	nic->stats.tx_data++;
@@ -773,6 +797,8 @@ void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 			if (ch->state == VNET_CHAN_FREE || ch->src != ep)
 				continue;
 			vnet_fw_chan_count(nic, ch, false);
+			if (ch->payload)
+				ep->pool_held--;
 			ch->src = NULL;
 			if (ch->from_seg && vnet_fw_chan_sending(ch->state)) {
 				ch->sync = true;

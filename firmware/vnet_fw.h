@@ -185,6 +185,8 @@ struct vnet_fw_ep {
 	bool closed;
 	/* Messages on the wire with no ACK nor latest NACK yet. */
 	u32 unresolved;
+	/* Pool buffers its messages hold, at most vnet_fw_pool_share(). */
+	u32 pool_held;
 	/*
 	 * Peer slots, modulo 64, that were NACKed "not resident" for it:
 	 * they get a RESUME once it is back on the card (resume.c).
@@ -398,6 +400,7 @@ struct vnet_fw_nic {
 	u32 nactive;
 	u8 **pool;			/* payload buffers, VNET_MEDIUM_MAX each */
 	u32 pool_free;			/* pool[0 .. pool_free) are free */
+	u32 npool;			/* pool_free when the NIC starts */
 	u32 paused;			/* channels PAUSED */
 	/*
 	 * Messages being reassembled, each with its own VNET_MEDIUM_MAX
@@ -448,6 +451,7 @@ void vnet_fw_transport_init(struct vnet_fw_nic *nic);
 int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
 		      u64 now);
 u64 vnet_fw_msg_lifetime(const struct vnet_fw_nic *nic);
+u32 vnet_fw_pool_share(const struct vnet_fw_nic *nic);
 bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
 void vnet_fw_renumber(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
 void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,

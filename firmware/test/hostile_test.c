@@ -1130,4 +1130,70 @@ TEST_F(readd, rebooted_receiver_takes_the_next_message_at_once)
 	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
 }
 
+#define HOARD_NICS	10		/* NIC 0 sends; 1-8 refuse; 9 takes */
+#define HOARDERS	4		/* NIC 0's endpoints 0-3 */
+#define HOARD_DESTS	2		/* each to two NICs */
+#define HONEST		HOARDERS	/* NIC 0's endpoint 4 */
+
+/*
+ * Endpoints whose payload messages are refused on several peers -- their
+ * destinations are off the card and stay off -- hold pool buffers until
+ * busy_timeout, and could take every one of them; an honest endpoint's
+ * payload message to a peer that takes it would wait as long.  Each holds
+ * vnet_fw_pool_share() at most, and the honest message is delivered in a
+ * round trip.
+ */
+TEST(refused_payloads_leave_pool_buffers_to_others)
+{
+	struct sim_net net;
+	struct sim_nic *a;
+	struct vnet_desc d = sim_request(7);
+	u8 payload[512] = { 1 };
+	u32 i, j, k, held = 0;
+	u64 start;
+
+	sim_net_init(&net, HOARD_NICS, HONEST + 1, 17);
+	a = net.nic[0];
+	for (i = 1; i < HOARD_NICS - 1; i++) {
+		net.nic[i]->auto_fault = false;
+		net.nic[i]->ep[0].fw.tag = TAG;
+		net.nic[i]->ep[1].fw.tag = TAG;
+		sim_unload(net.nic[i], 0);
+	}
+	for (i = 0; i < HOARDERS; i++) {
+		for (j = 0; j < HOARD_DESTS; j++) {
+			sim_map(a, i, j, 1 + i * HOARD_DESTS + j, 0, TAG);
+			for (k = 0; k < (SIM_CHANNELS + 1) / 2; k++) {
+				struct vnet_desc m = sim_request(k);
+
+				m.slot = j;
+				m.flags = VNET_DESC_MEDIUM;
+				m.len = sizeof(payload);
+				ASSERT_EQ(0, sim_post(a, i, VNET_Q_REQ_SEND, &m,
+						      payload));
+			}
+		}
+	}
+	sim_net_run_for(&net, 4 * net.delay);
+	for (i = 0; i < HOARDERS; i++) {
+		EXPECT_GE(vnet_fw_pool_share(&a->fw), a->ep[i].fw.pool_held);
+		held += a->ep[i].fw.pool_held;
+	}
+	EXPECT_EQ(SIM_POOL - held, a->fw.pool_free);
+	ASSERT_LT(0, a->fw.pool_free);
+
+	net.nic[HOARD_NICS - 1]->ep[1].fw.tag = TAG;
+	sim_map(a, HONEST, 0, HOARD_NICS - 1, 1, TAG);
+	d.flags = VNET_DESC_MEDIUM;
+	d.len = sizeof(payload);
+	ASSERT_EQ(0, sim_post(a, HONEST, VNET_Q_REQ_SEND, &d, payload));
+	for (start = net.now;
+	     !sim_peek(net.nic[HOARD_NICS - 1], 1, VNET_Q_REQ_RECV);) {
+		ASSERT_GT(a->fw.busy_timeout / 2, net.now - start);
+		sim_net_step(&net, 20);
+	}
+	EXPECT_GE(4 * net.delay + 100, net.now - start);
+	sim_net_fini(&net);
+}
+
 TEST_HARNESS_MAIN

@@ -581,7 +581,7 @@ static void fz_check_nic(struct sim_nic *s)
 {
 	struct vnet_fw_nic *fw = &s->fw;
 	u32 reserved[FZ_EPS][2] = {};
-	u32 unresolved[FZ_EPS] = {};
+	u32 unresolved[FZ_EPS] = {}, pool_held[FZ_EPS] = {};
 	u32 i, c, held = 0, trains = 0, paused = 0;
 
 	fz_assert(fw->pool_free <= SIM_POOL, "%u", fw->pool_free);
@@ -607,6 +607,8 @@ static void fz_check_nic(struct sim_nic *s)
 			paused += ch->state == VNET_CHAN_PAUSED;
 			if (ch->counted && ch->src)
 				unresolved[ch->src->name.ep]++;
+			if (ch->payload && ch->src)
+				pool_held[ch->src->name.ep]++;
 		}
 		/* A peer may send on more channels than we do. */
 		for (c = 0; c < VNET_WIRE_CHANNELS; c++) {
@@ -654,6 +656,10 @@ static void fz_check_nic(struct sim_nic *s)
 			  "ep %u reserves %u+%u for %u+%u trains", i,
 			  ep->recv_reserved[0], ep->recv_reserved[1],
 			  reserved[i][0], reserved[i][1]);
+		fz_assert(ep->pool_held == pool_held[i] &&
+			  pool_held[i] <= vnet_fw_pool_share(fw),
+			  "ep %u: %u pool buffers, %u counted", i, pool_held[i],
+			  ep->pool_held);
 		fz_assert(ep->unresolved == unresolved[i],
 			  "ep %u: %u unresolved, %u counted", i,
 			  unresolved[i], ep->unresolved);
