@@ -405,6 +405,24 @@ TEST_F(forger, dripping_trains_end_when_their_length_allows)
 }
 
 /*
+ * First fragments of megabyte XFERs on channels @from to @to - 1, each to
+ * NIC 1's endpoint 1 + channel % @dests.
+ */
+static void send_firsts(FIXTURE_DATA(forger) *self, u32 from, u32 to,
+			u32 dests)
+{
+	u32 ch;
+
+	for (ch = from; ch < to; ch++) {
+		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
+
+		s.channel = ch;
+		s.dst_ep = 1 + ch % dests;
+		send_frag(self, &s);
+	}
+}
+
+/*
  * A peer that starts a train to one endpoint on every channel holds a
  * quarter of its receive queue, not half: the rest is NACKed "queue
  * full", and an honest client's messages take the rest of the queue.
@@ -412,15 +430,10 @@ TEST_F(forger, dripping_trains_end_when_their_length_allows)
 TEST_F(forger, one_peer_reserves_a_quarter_of_a_queue)
 {
 	struct sim_nic *b = self->b, *c = self->net.nic[2];
-	u32 ch, i, n = b->fw.nchannels;
+	u32 i, n = b->fw.nchannels;
 
 	ASSERT_LT(VNET_FW_PEER_RESERVE, n);
-	for (ch = 0; ch < n; ch++) {
-		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
-
-		s.channel = ch;
-		send_frag(self, &s);
-	}
+	send_firsts(self, 0, n, 1);
 	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->fw.trains_busy);
 	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->ep[1].fw.recv_reserved[0]);
 	EXPECT_EQ(n - VNET_FW_PEER_RESERVE,
@@ -443,14 +456,9 @@ TEST_F(forger, one_peer_reserves_a_quarter_of_a_queue)
 TEST_F(forger, trains_past_our_channels_are_bounded_and_dropped)
 {
 	struct sim_nic *b = self->b;
-	u32 ch, n = 0;
+	u32 n = VNET_WIRE_CHANNELS - b->fw.nchannels;
 
-	for (ch = b->fw.nchannels; ch < VNET_WIRE_CHANNELS; ch++, n++) {
-		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
-
-		s.channel = ch;
-		send_frag(self, &s);
-	}
+	send_firsts(self, b->fw.nchannels, VNET_WIRE_CHANNELS, 1);
 	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->fw.trains_busy);
 	EXPECT_EQ(VNET_FW_PEER_RESERVE, b->ep[1].fw.recv_reserved[0]);
 	EXPECT_EQ(n - VNET_FW_PEER_RESERVE,
@@ -468,18 +476,11 @@ TEST_F(forger, trains_past_our_channels_are_bounded_and_dropped)
 TEST_F(forger, one_peer_holds_a_bounded_number_of_trains)
 {
 	struct sim_nic *b = self->b;
-	u32 ch;
 
 	ASSERT_LT(VNET_FW_PEER_TRAINS, (b->fw.ntrains + 1) / 2);
 	ASSERT_LT(VNET_FW_PEER_TRAINS,
 		  (FORGER_EPS - 1) * VNET_FW_PEER_RESERVE);
-	for (ch = 0; ch < VNET_WIRE_CHANNELS; ch++) {
-		struct frag_spec s = first(self, VNET_XFER_MAX, FMIN);
-
-		s.channel = ch;
-		s.dst_ep = 1 + ch % (FORGER_EPS - 1);
-		send_frag(self, &s);
-	}
+	send_firsts(self, 0, VNET_WIRE_CHANNELS, FORGER_EPS - 1);
 	EXPECT_EQ(VNET_FW_PEER_TRAINS, b->fw.trains_busy);
 	EXPECT_EQ(VNET_WIRE_CHANNELS - VNET_FW_PEER_TRAINS,
 		  b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
