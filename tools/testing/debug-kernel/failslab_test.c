@@ -8,7 +8,8 @@
  * full, so it evicts), its ioctls, closing it, attaching a NIC to an
  * interface and detaching it -- is repeated with its 1st, 2nd, 3rd ... slab
  * allocation failed, until the call makes fewer allocations than that
- * (on load, the module loader's own allocations before vnet's init are
+ * (on load, the module loader's own allocations before vnet's init, and
+ * those that make the loopback card, walked one by one under ATTACH, are
  * sampled).
  * fail-nth counts only the calling thread's allocations during that one
  * call, so what fails is an allocation made on vnet's behalf and nothing
@@ -185,15 +186,17 @@ enum whose {
 	UNREPORTED,	/* no report: the allocation asked for no warning */
 	LOADERS,	/* the module loader's, before vnet's init runs */
 	VNETS,		/* vnet's init, or after it */
+	CARDS,		/* vnet's init creating the loopback card */
 };
 
 /*
  * Whose allocation failed since kmsg_mark()?  failslab's report (verbose
  * 2) has the stack trace: vnet's frames are tagged "[vnet]", and anything
- * from do_init_module() on runs vnet's init or comes after it.  A failure
- * injected into an allocation that asked for no warning is not reported
- * at all: kmemleak's record of each allocation is one, about every other
- * allocation.
+ * from do_init_module() on runs vnet's init or comes after it;
+ * vnet_nic_create() on the stack is the loopback card being made.  A
+ * failure injected into an allocation that asked for no warning is not
+ * reported at all: kmemleak's record of each allocation is one, about
+ * every other allocation.
  */
 static enum whose failed_allocation(int fd)
 {
@@ -210,6 +213,8 @@ static enum whose failed_allocation(int fd)
 		rec[len] = '\0';
 		if (strstr(rec, "FAULT_INJECTION: forcing a failure"))
 			whose = whose == UNREPORTED ? LOADERS : whose;
+		else if (whose != UNREPORTED && strstr(rec, "vnet_nic_create"))
+			whose = CARDS;
 		else if (whose == LOADERS && (strstr(rec, "[vnet]") ||
 					      strstr(rec, "do_init_module")))
 			whose = VNETS;
@@ -221,14 +226,23 @@ static enum whose failed_allocation(int fd)
 /*
  * Most of a load's allocations are the module loader's and the kernel's
  * own, made before vnet's init runs (the module's sysfs and tracefs
- * entries, kmemleak's records of them), and a failure in most of those is
- * absorbed.  While failslab reports an injected failure as the loader's,
- * the walk goes on LOADER_STRIDE allocations further; an unreported one
- * says nothing, and the walk takes the next.  At the first report of vnet's
- * code it steps back to the last allocation reported as the loader's and
- * fails every one from there to the end.
+ * entries, kmemleak's record of them), and a failure in most of those is
+ * absorbed.  Most of the rest make the loopback card, in vnet_nic_create()
+ * -- its frames' sysfs entries, say -- which nic.attach_detach fails one
+ * by one: all a load adds is init's unwinding, the same from any of them.
+ * So in a run of allocations reported as the loader's, or as the card's,
+ * the walk goes on STRIDE allocations further; an unreported one says
+ * nothing, and the walk takes the next.  When a stride lands on an
+ * allocation reported as someone else's, it steps back and fails every
+ * one it strode over, so that each boundary, and all of vnet's other
+ * allocations, are failed one by one.
  */
-#define LOADER_STRIDE	32
+#define STRIDE	32
+
+static bool sampled(enum whose whose)
+{
+	return whose == LOADERS || whose == CARDS;
+}
 
 /* Whatever happens, the rest of the suite gets a loaded module. */
 FIXTURE_TEARDOWN(module)
@@ -240,34 +254,33 @@ FIXTURE_TEARDOWN(module)
 
 TEST_F_TIMEOUT(module, load, 1200)
 {
-	int n, ret, failed = 0, absorbed = 0, sampled = 0, first_vnet = 0;
-	int loaders = 0;
-	bool injected, striding = true;
-	enum whose whose = UNREPORTED;
+	int n, next, ret, failed = 0, absorbed = 0, first_vnet = 0;
+	int strode_from = 0, walk_to = 0, tried = 0;
+	int samples[CARDS + 1] = {};
+	enum whose whose, last = UNREPORTED;
+	bool injected;
 
 	ASSERT_EQ(0, vnet_write_str(FAILSLAB "/verbose", "2"));
-	for (n = 1; n < MAX_SITES; n++) {
-		int kmsg = -1;
+	for (n = 1; n < MAX_SITES; n = next) {
+		int kmsg = kmsg_mark();
 
-		if (striding) {
-			kmsg = kmsg_mark();
-			ASSERT_LE(0, kmsg);
-		}
+		ASSERT_LE(0, kmsg);
 		ret = load_module(self->ko, n, &injected);
-		if (striding)
-			whose = failed_allocation(kmsg);
+		whose = failed_allocation(kmsg);
+		tried++;
+		next = n + 1;
 		if (!injected) {
 			ASSERT_EQ(0, ret);
 			ASSERT_EQ(0, unload_module());
-			if (!striding || n - loaders <= 1)
+			if (!strode_from)
 				break;
 			/* Strode past the end: walk the last stride. */
-			n = loaders;
-			striding = false;
+			walk_to = n;
+			next = strode_from + 1;
+			strode_from = 0;
 			continue;
 		}
 		if (ret) {
-			failed++;
 			EXPECT_EQ(-ENOMEM, ret)
 				TH_LOG("allocation %d failed, load returned %d",
 				       n, ret);
@@ -275,30 +288,40 @@ TEST_F_TIMEOUT(module, load, 1200)
 				TH_LOG("allocation %d failed, load left the module behind",
 				       n);
 		} else {
-			absorbed++;
 			EXPECT_TRUE(exists("/dev/vnet"));
 			ASSERT_EQ(0, unload_module());
 			ASSERT_TRUE(module_gone());
 		}
-		if (!striding)
-			continue;
-		if (whose == LOADERS) {
-			loaders = n;
-			n += LOADER_STRIDE - 1;
-			sampled++;
-		} else if (whose == VNETS) {
-			/* Back to the last allocation known as the loader's. */
-			first_vnet = n;
-			n = loaders;
-			striding = false;
-			/* Reports are needed no more, and fill the log. */
-			vnet_write_str(FAILSLAB "/verbose", "1");
+		/* A step back fails the stride's last allocation again. */
+		if (n != walk_to) {
+			failed += !!ret;
+			absorbed += !ret;
 		}
+		if ((whose == VNETS || whose == CARDS) && !first_vnet)
+			first_vnet = n;
+		if (n < walk_to || whose == UNREPORTED)
+			continue;
+		if (strode_from && whose != last) {
+			/* Someone else's allocation in the stride. */
+			walk_to = n;
+			next = strode_from + 1;
+			strode_from = 0;
+			continue;
+		}
+		strode_from = 0;
+		if (sampled(whose) && whose == last) {
+			strode_from = n;
+			next = n + STRIDE;
+			samples[whose]++;
+		}
+		last = whose;
 	}
-	TH_LOG("%d allocations: %d failed the load, %d absorbed; vnet's code reported at the %dth, the loader's before it sampled %d times, one in %d",
-	       n - 1, failed, absorbed, first_vnet, sampled, LOADER_STRIDE);
+	TH_LOG("%d allocations: %d failed the load, %d absorbed, in %d loads; vnet's code reported at the %dth; one in %d sampled where the loader's (%d times) and the loopback card's (%d times)",
+	       n - 1, failed, absorbed, tried, first_vnet, STRIDE,
+	       samples[LOADERS], samples[CARDS]);
 	/* Without stack traces, every failure would look like the loader's. */
 	EXPECT_LT(0, first_vnet);
+	EXPECT_LT(0, samples[CARDS]);
 	EXPECT_LT(1, n);
 }
 
