@@ -5,8 +5,16 @@
  */
 #include "residency.h"
 
-/* A new cost weighs 1/8: a few faults move the mean, one outlier doesn't. */
+/*
+ * A new cost weighs 1/8, and counts for no more than twice the mean: a
+ * fault whose thread was descheduled -- for hundreds of ms on a loaded
+ * host, where a move costs a tenth of one -- would otherwise stretch every
+ * slice a thousandfold for dozens of faults, and the faults behind it
+ * would wait that long for a frame.  A lasting change is followed all the
+ * same, the mean growing by up to an eighth a fault (doubling in six).
+ */
 #define VNET_RP_EWMA_SHIFT	3
+#define VNET_RP_OUTLIER		2
 
 void vnet_rp_init(struct vnet_rp *rp, u64 min_slice_ns, u32 slice_faults,
 		  u32 idle_faults)
@@ -24,6 +32,8 @@ void vnet_rp_fault_done(struct vnet_rp *rp, u64 cost_ns)
 		rp->fault_ns = cost_ns;
 		return;
 	}
+	if (cost_ns > VNET_RP_OUTLIER * rp->fault_ns)
+		cost_ns = VNET_RP_OUTLIER * rp->fault_ns;
 	rp->fault_ns = rp->fault_ns - (rp->fault_ns >> VNET_RP_EWMA_SHIFT) +
 		       (cost_ns >> VNET_RP_EWMA_SHIFT);
 }
