@@ -28,7 +28,6 @@ void vnet_fw_transport_init(struct vnet_fw_nic *nic)
 	u32 i;
 
 	nic->npool = nic->pool_free;
-	fw_memset(&nic->rtt, 0, sizeof(nic->rtt));
 	for (i = 0; i < 65536; i++)
 		nic->peer_of[i] = VNET_FW_NO_PEER;
 	for (i = 0; i < nic->max_peers; i++) {

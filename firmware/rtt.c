@@ -43,67 +43,27 @@ static u64 vnet_fw_rto_max(const struct vnet_fw_nic *nic)
 	return max > nic->quantum ? max : nic->quantum;
 }
 
-static u64 vnet_fw_rtt_timeout(const struct vnet_fw_nic *nic,
-			       const struct vnet_fw_rtt *r)
-{
-	return r->rto ? r->rto : nic->quantum;
-}
-
 u64 vnet_fw_rto(const struct vnet_fw_nic *nic, const struct vnet_fw_peer *p)
 {
-	return vnet_fw_rtt_timeout(nic, &p->rtt);
+	return p->rto ? p->rto : nic->quantum;
 }
 
-/*
- * How long a sender refused "not resident" takes to come back once the
- * endpoint is in: the RESUME's way there and the message's way back, a
- * round trip, as every peer's answers together measure it, with the same
- * margin and bounds as a retransmission timeout.  The cache keeps an
- * endpoint brought in for such a message at least that long before it
- * may go unserved: for a quantum only, on a host slow enough that round
- * trips took longer, most endpoints brought in were evicted again before
- * their message came back, and brought in once more for it.  A peer that
- * answers late raises it in proportion to the answers that are its, and
- * no further than the bound on a timeout.
- */
-u64 vnet_fw_rtt_wait(const struct vnet_fw_nic *nic)
-{
-	u64 rto = fw_read_once(nic->rtt.rto);
-
-	return rto ? rto : nic->quantum;
-}
-
-static void vnet_fw_rto_set(struct vnet_fw_nic *nic, struct vnet_fw_rtt *r,
+static void vnet_fw_rto_set(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			    u64 rto)
 {
 	if (rto < nic->quantum)
 		rto = nic->quantum;
 	if (rto > vnet_fw_rto_max(nic))
 		rto = vnet_fw_rto_max(nic);
-	/* The NIC's is read by the host, without the firmware's lock. */
-	fw_write_once(r->rto, rto);
-}
-
-static void vnet_fw_rtt_sample(struct vnet_fw_nic *nic, struct vnet_fw_rtt *r,
-			       u64 rtt)
-{
-	u64 err;
-
-	if (!r->srtt) {
-		r->srtt = rtt ? rtt : 1;
-		r->rttvar = rtt / 2;
-	} else {
-		err = rtt > r->srtt ? rtt - r->srtt : r->srtt - rtt;
-		r->rttvar = r->rttvar - r->rttvar / 4 + err / 4;
-		r->srtt = r->srtt - r->srtt / 8 + rtt / 8;
-	}
-	vnet_fw_rto_set(nic, r, r->srtt + 4 * r->rttvar);
+	p->rto = rto;
 }
 
 /* A new route, or a new NIC behind it: nothing known of its round trip. */
 void vnet_fw_rtt_reset(struct vnet_fw_peer *p)
 {
-	fw_memset(&p->rtt, 0, sizeof(p->rtt));
+	p->srtt = 0;
+	p->rttvar = 0;
+	p->rto = 0;
 }
 
 /*
@@ -113,15 +73,25 @@ void vnet_fw_rtt_reset(struct vnet_fw_peer *p)
 void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			  const struct vnet_fw_send_chan *ch, u32 stamp)
 {
+	u64 rtt, err;
+
 	if (stamp != ch->stamp) {
 		/*
 		 * Late: only a sign when the timer sent the newer one.  After
 		 * a NACK or a RESUME it is a duplicate, or overtaken.
 		 */
 		if (ch->retries)
-			vnet_fw_rto_set(nic, &p->rtt, 2 * vnet_fw_rto(nic, p));
+			vnet_fw_rto_set(nic, p, 2 * vnet_fw_rto(nic, p));
 		return;
 	}
-	vnet_fw_rtt_sample(nic, &p->rtt, nic->now - ch->sent_at);
-	vnet_fw_rtt_sample(nic, &nic->rtt, nic->now - ch->sent_at);
+	rtt = nic->now - ch->sent_at;
+	if (!p->srtt) {
+		p->srtt = rtt ? rtt : 1;
+		p->rttvar = rtt / 2;
+	} else {
+		err = rtt > p->srtt ? rtt - p->srtt : p->srtt - rtt;
+		p->rttvar = p->rttvar - p->rttvar / 4 + err / 4;
+		p->srtt = p->srtt - p->srtt / 8 + rtt / 8;
+	}
+	vnet_fw_rto_set(nic, p, p->srtt + 4 * p->rttvar);
 }

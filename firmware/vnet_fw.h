@@ -324,12 +324,6 @@ struct vnet_fw_train {
 
 #define VNET_FW_TOOK_WORDS	4
 
-/* Round trips seen, and how long to wait for an answer (rtt.c). */
-struct vnet_fw_rtt {
-	u64 srtt, rttvar;		/* 0: no sample yet */
-	u64 rto;			/* 0: a quantum */
-};
-
 struct vnet_fw_peer {
 	u32 nic_id;
 	u32 incarnation;		/* of our route to it, on every packet */
@@ -346,7 +340,9 @@ struct vnet_fw_peer {
 	 */
 	u32 frag_max;
 	u32 trains;			/* nic->trains it is sending us */
-	struct vnet_fw_rtt rtt;		/* its round trip (rtt.c) */
+	/* Its round trip, and how long to wait for an answer (rtt.c). */
+	u64 srtt, rttvar;		/* 0: no sample yet */
+	u64 rto;			/* 0: a quantum */
 	/*
 	 * Its endpoints, by index modulo 256, whose latest answer to us was
 	 * "delivered": on the card, as far as we know (transport.c).
@@ -399,14 +395,8 @@ struct vnet_fw_nic {
 					 * VNET_WIRE_CHANNELS
 					 */
 	u32 max_peers;
-	u32 max_retries;		/* quanta of silence: "unreachable" */
+	u32 max_retries;		/* transmissions before "unreachable" */
 	u64 quantum;			/* retransmission timer, in time units */
-	/*
-	 * Every peer's answers together: about how long a sender takes to
-	 * come back once told that an endpoint it was refused is in (the
-	 * cache keeps an unserved newcomer that long: vnet_fw_rtt_wait()).
-	 */
-	struct vnet_fw_rtt rtt;
 	u64 busy_timeout;		/* NACKed this long: returned "busy" */
 	struct vnet_fw_peer *peers;	/* max_peers */
 	u16 *peer_of;			/* NIC id -> peer slot, VNET_FW_NO_PEER */
@@ -465,7 +455,6 @@ void vnet_fw_transport_init(struct vnet_fw_nic *nic);
 int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
 		      u64 now);
 u64 vnet_fw_msg_lifetime(const struct vnet_fw_nic *nic);
-u64 vnet_fw_rtt_wait(const struct vnet_fw_nic *nic);
 u32 vnet_fw_pool_share(const struct vnet_fw_nic *nic);
 bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
 void vnet_fw_renumber(struct vnet_fw_nic *nic, u32 nic_id, u64 now);

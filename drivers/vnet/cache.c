@@ -176,9 +176,9 @@ static void vnet_cache_wake_delay(struct vnet_nic *nic)
  * wire may have been brought in by a message NACKed "not resident": the
  * firmware tells the sender's NIC that the endpoint is back in the round
  * after the load (RESUME, firmware/resume.c), and the message follows a
- * round trip later.  So an unserved newcomer keeps its frame for at least
- * the round trip the firmware measures, with a retransmission timeout's
- * margin, and at least a quantum (vnet_fw_rtt_wait()).
+ * round trip later, which the transport takes to be shorter than a
+ * retransmission quantum.  So an unserved newcomer keeps its frame for at
+ * least a quantum.
  *
  * Not for the two quanta after the load within which the sender's timer
  * would bring the message should the RESUME be lost: that would idle the
@@ -194,7 +194,7 @@ static void vnet_cache_tune(struct vnet_nic *nic)
 	rp->min_slice_ns = (u64)READ_ONCE(vnet_min_resident_us) * NSEC_PER_USEC;
 	rp->slice_faults = READ_ONCE(vnet_slice_faults);
 	rp->protect_ns = READ_ONCE(nic->link) ?
-			 vnet_fw_rtt_wait(&nic->fw) * NSEC_PER_USEC : 0;
+			 nic->fw.quantum * NSEC_PER_USEC : 0;
 }
 
 /*

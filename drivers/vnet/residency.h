@@ -14,7 +14,7 @@
  *  - not served yet (what it was brought in for has not happened): it
  *    keeps the frame for the whole slice, and at least protect_ns (a
  *    sender NACKed on the wire comes back a round trip after it is told
- *    the endpoint is in: the firmware's measure of it);
+ *    the endpoint is in);
  *  - served and busy: it keeps the frame for its slice;
  *  - served and idle (nothing moved, nothing queued) for idle_faults
  *    costs, and at least min_slice_ns: it can go early -- keeping it
