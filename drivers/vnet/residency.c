@@ -28,12 +28,16 @@ void vnet_rp_init(struct vnet_rp *rp, u64 min_slice_ns, u32 slice_faults,
 
 void vnet_rp_fault_done(struct vnet_rp *rp, u64 cost_ns)
 {
+	u64 cap;
+
 	if (!rp->fault_ns) {
 		rp->fault_ns = cost_ns;
 		return;
 	}
-	if (cost_ns > VNET_RP_OUTLIER * rp->fault_ns)
-		cost_ns = VNET_RP_OUTLIER * rp->fault_ns;
+	/* Plus a step, that a mean of a few ns is not stuck there. */
+	cap = VNET_RP_OUTLIER * rp->fault_ns + (1 << VNET_RP_EWMA_SHIFT);
+	if (cost_ns > cap)
+		cost_ns = cap;
 	rp->fault_ns = rp->fault_ns - (rp->fault_ns >> VNET_RP_EWMA_SHIFT) +
 		       (cost_ns >> VNET_RP_EWMA_SHIFT);
 }
