@@ -5,16 +5,8 @@
  */
 #include "residency.h"
 
-/*
- * A new cost weighs 1/8, and counts for no more than twice the mean: a
- * fault whose thread was descheduled -- for hundreds of ms on a loaded
- * host, where a move costs a tenth of one -- would otherwise stretch every
- * slice a thousandfold for dozens of faults, and the faults behind it
- * would wait that long for a frame.  A lasting change is followed all the
- * same, the mean growing by up to an eighth a fault (doubling in six).
- */
+/* A new cost weighs 1/8: a few faults move the mean, one outlier doesn't. */
 #define VNET_RP_EWMA_SHIFT	3
-#define VNET_RP_OUTLIER		2
 
 void vnet_rp_init(struct vnet_rp *rp, u64 min_slice_ns, u32 slice_faults,
 		  u32 idle_faults)
@@ -28,16 +20,10 @@ void vnet_rp_init(struct vnet_rp *rp, u64 min_slice_ns, u32 slice_faults,
 
 void vnet_rp_fault_done(struct vnet_rp *rp, u64 cost_ns)
 {
-	u64 cap;
-
 	if (!rp->fault_ns) {
 		rp->fault_ns = cost_ns;
 		return;
 	}
-	/* Plus a step, that a mean of a few ns is not stuck there. */
-	cap = VNET_RP_OUTLIER * rp->fault_ns + (1 << VNET_RP_EWMA_SHIFT);
-	if (cost_ns > cap)
-		cost_ns = cap;
 	rp->fault_ns = rp->fault_ns - (rp->fault_ns >> VNET_RP_EWMA_SHIFT) +
 		       (cost_ns >> VNET_RP_EWMA_SHIFT);
 }
