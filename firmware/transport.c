@@ -597,6 +597,21 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 }
 
+/*
+ * The busy clock starts once, at the first refusal, whatever follows --
+ * unless a train gets further than it ever got (train_tx.c).  @rewound: the
+ * refusal sends a train back to its first fragment.
+ */
+static void vnet_fw_chan_refused(struct vnet_fw_nic *nic,
+				 struct vnet_fw_send_chan *ch, bool rewound)
+{
+	if (ch->refused)
+		return;
+	ch->refused = true;
+	ch->refused_at = nic->now;
+	ch->refused_rewound = rewound;
+}
+
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		     u32 seq, u32 stamp, u8 reason, u32 incarnation)
 {
@@ -629,21 +644,21 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		if (!ch->sync) {
 			ch->sync = true;
 			ch->due = nic->now;
-			if (ch->is_train)
+			/*
+			 * A train rewound runs the busy clock, as on a
+			 * RESTART: its first fragment ACKed and the next
+			 * NACKed RESYNC, over and over, would otherwise hold
+			 * it for ever, each rewind giving it a new lifetime.
+			 */
+			if (ch->is_train) {
+				vnet_fw_chan_refused(nic, ch, true);
 				vnet_fw_train_rewind(nic, p, c);
+			}
 		}
 		return;
 	}
 	vnet_fw_set_took(p, ch->msg.peer.ep, false);
-	/*
-	 * The busy clock starts once, at the first refusal, whatever follows
-	 * -- unless a train gets further than it ever got (train_tx.c).
-	 */
-	if (!ch->refused) {
-		ch->refused = true;
-		ch->refused_at = nic->now;
-		ch->refused_rewound = reason == VNET_NACK_RESTART;
-	}
+	vnet_fw_chan_refused(nic, ch, reason == VNET_NACK_RESTART);
 	/* The receiver dropped the train: the next try starts it again. */
 	if (reason == VNET_NACK_RESTART && ch->is_train &&
 	    !vnet_fw_train_rewind(nic, p, c))

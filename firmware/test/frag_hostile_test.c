@@ -320,6 +320,27 @@ TEST_F(forger, fragments_that_do_not_follow_drop_the_train)
 	EXPECT_EQ(0, b->fw.trains_busy);
 }
 
+/* An ACK or NACK of channel 0's latest transmission, as NIC 1, to NIC 2. */
+static void answer_as_1(FIXTURE_DATA(forger) *self,
+			const struct vnet_fw_send_chan *ch, u8 type, u8 status)
+{
+	struct {
+		struct vnet_wire_hdr h;
+		struct vnet_wire_ack ack;
+	} pkt = {};
+
+	pkt.h.version = VNET_WIRE_VERSION;
+	pkt.h.type = type;
+	pkt.h.src_nic = htobe16(1);
+	pkt.h.dst_nic = htobe16(2);
+	pkt.h.incarnation = htobe32(INC);
+	pkt.h.seq = htobe32(ch->seq);
+	pkt.h.stamp = htobe32(ch->stamp);
+	pkt.ack.status = status;
+	pkt.h.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
+	sim_net_inject(&self->net, 2, self->mac[1], &pkt, sizeof(pkt));
+}
+
 /*
  * NACK RESTART to a sender, for every fragment it sends: the train starts
  * over each time, is never delivered in part, and comes back "busy"
@@ -338,26 +359,11 @@ TEST_F(forger, restart_nacks_bound_a_train)
 	ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
 	start = self->net.now;
 	while (!got && self->net.now - start < 4 * bound) {
-		struct {
-			struct vnet_wire_hdr h;
-			struct vnet_wire_ack ack;
-		} nack = {};
-
 		sim_net_step(&self->net, 20);
 		got = sim_peek(c, 0, VNET_Q_REP_RECV);
-		if (p->tx[0].state != VNET_CHAN_INFLIGHT)
-			continue;
-		nack.h.version = VNET_WIRE_VERSION;
-		nack.h.type = VNET_WIRE_NACK;
-		nack.h.src_nic = htobe16(1);
-		nack.h.dst_nic = htobe16(2);
-		nack.h.incarnation = htobe32(INC);
-		nack.h.seq = htobe32(p->tx[0].seq);
-		nack.h.stamp = htobe32(p->tx[0].stamp);
-		nack.ack.status = VNET_NACK_RESTART;
-		nack.h.csum = htobe32(vnet_crc32c(0, &nack, sizeof(nack)));
-		sim_net_inject(&self->net, 2, self->mac[1], &nack,
-			       sizeof(nack));
+		if (p->tx[0].state == VNET_CHAN_INFLIGHT)
+			answer_as_1(self, &p->tx[0], VNET_WIRE_NACK,
+				    VNET_NACK_RESTART);
 	}
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(VNET_RET_BUSY, got->status);
@@ -369,6 +375,53 @@ TEST_F(forger, restart_nacks_bound_a_train)
 	       (unsigned long long)(self->net.now - start),
 	       (unsigned long long)bound,
 	       (unsigned long long)c->fw.stats.rx_nack[VNET_NACK_RESTART]);
+}
+
+/*
+ * ACK a train's first fragment and NACK RESYNC the second, over and over:
+ * the train starts over from its first fragment each time, as if its
+ * receiver had lost the channel, but gets no further than it ever got.
+ * It must come back within the busy clock a restart runs -- busy_timeout
+ * and two quanta for the fragment it got through -- not hold its channel,
+ * pool buffer and send queue for ever.
+ */
+TEST_F(forger, ack_and_resync_loop_bounds_a_train)
+{
+	struct sim_nic *c = self->net.nic[2];
+	struct vnet_fw_peer *p = &c->fw.peers[c->fw.peer_of[1]];
+	struct vnet_desc d = frag_xfer_seg(100000, 0, 0);
+	const struct vnet_desc *got = NULL;
+	/*
+	 * Two quanta for each VNET_WIRE_FRAG_MIN of the first fragment (two,
+	 * at MTU 1500), and one for the scan that finds it out of time.
+	 */
+	u64 start, bound = c->fw.busy_timeout + 5 * c->fw.quantum;
+
+	self->net.down[1] = true;
+	ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
+	start = self->net.now;
+	while (!got && self->net.now - start < 4 * bound) {
+		const struct vnet_fw_send_chan *ch = &p->tx[0];
+
+		sim_net_step(&self->net, 20);
+		got = sim_peek(c, 0, VNET_Q_REP_RECV);
+		if (ch->state != VNET_CHAN_INFLIGHT)
+			continue;
+		if (ch->frag_off)
+			answer_as_1(self, ch, VNET_WIRE_NACK, VNET_NACK_RESYNC);
+		else
+			answer_as_1(self, ch, VNET_WIRE_ACK, VNET_RET_NONE);
+	}
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(100000, got->len);
+	EXPECT_LE(self->net.now - start, bound);
+	EXPECT_LT(1, c->fw.stats.rx_nack[VNET_NACK_RESYNC]);
+	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
+	EXPECT_EQ(VNET_CHAN_FREE, p->tx[0].state);
+	TH_LOG("returned (%u) after %llu (bound %llu), %llu restarts",
+	       got->status, (unsigned long long)(self->net.now - start),
+	       (unsigned long long)bound,
+	       (unsigned long long)c->fw.stats.rx_nack[VNET_NACK_RESYNC]);
 }
 
 /*
