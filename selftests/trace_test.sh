@@ -70,8 +70,13 @@ ok $? paging_run
 keep
 
 # 2. 32 servers on NIC 1's 8 frames, their clients on NIC 2, through
-# loss: refusals "not resident", retransmissions, RESUMEs.
-modprobe veth && modprobe sch_netem &&
+# loss: refusals "not resident", retransmissions, RESUMEs.  The bench fails
+# on a message returned; the NICs take five seconds of silence before one
+# is "unreachable", not the suite's one, which a guest starved of CPU (the
+# debug kernel beside other VMs) can spend without running a NIC's thread.
+retries=/sys/module/vnet/parameters/max_retries
+old_retries=$(cat "$retries")
+modprobe veth && modprobe sch_netem && echo 250 >"$retries" &&
 	ip link add vtr0 type veth peer name vtr1 &&
 	ip link set vtr0 mtu 9000 up && ip link set vtr1 mtu 9000 up &&
 	"$vnetctl" attach vtr0 --nic-id 1 --frames 8 >/dev/null &&
@@ -83,9 +88,12 @@ modprobe veth && modprobe sch_netem &&
 	tc qdisc add dev vtr0 root netem loss 10% &&
 	tc qdisc add dev vtr1 root netem loss 10%
 ok $? lossy_wire_up
+echo "$old_retries" >"$retries"
 "$vnet_bench" vnets --nic 1 --client-nic 2 --clients 32 --seconds 2 \
 	--warmup 0.5 >"$out/vnets" 2>&1
-ok $? lossy_wire_run
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' "$out/vnets"
+ok $rc lossy_wire_run
 keep
 
 # 3. A request to an endpoint NIC 1 does not have: returned to its sender.
