@@ -29,6 +29,12 @@ void vnet_fw_peer_fail(struct vnet_fw_nic *nic, struct vnet_fw_peer *p);
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		     u32 seq, u32 stamp, u8 reason, u32 incarnation);
 
+/* rtt.c */
+u64 vnet_fw_rto(const struct vnet_fw_nic *nic, const struct vnet_fw_peer *p);
+void vnet_fw_rtt_reset(struct vnet_fw_peer *p);
+void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			  const struct vnet_fw_send_chan *ch, u32 stamp);
+
 /* receive.c */
 bool vnet_fw_csum_ok(const u8 *pkt, u32 len);
 bool vnet_fw_get_msg(const struct vnet_wire_msg *w, u32 src_nic,

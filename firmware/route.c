@@ -86,6 +86,7 @@ static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
 	p->incarnation = nic->ops->random(nic->ctx);
 	fw_memset(p->rx, 0, VNET_WIRE_CHANNELS * sizeof(*p->rx));
 	fw_memset(p->took, 0, sizeof(p->took));
+	vnet_fw_rtt_reset(p);
 	for (c = 0; c < nic->nchannels; c++) {
 		p->tx[c].seq = nic->ops->random(nic->ctx);
 		p->tx[c].sync = true;

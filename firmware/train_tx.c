@@ -120,6 +120,7 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	ch->first_stamp = nic->stamp + 1;
 	/* Each fragment has a message's lifetime: a train going on lives. */
 	ch->taken_at = nic->now;
+	ch->heard_at = nic->now;
 	ch->retries = 0;
 	ch->nacked = false;
 	ch->resume = false;

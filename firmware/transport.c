@@ -2,11 +2,11 @@
 /*
  * The NIC-to-NIC transport, sender side, after the Berkeley NOW firmware:
  * several independent logical channels per destination NIC, stop-and-wait
- * on each, sequence numbers and stamps, ACK/NACK, retransmission on a coarse
- * timer -- or at once when the receiver says that the endpoint it NACKed
- * "not resident" is back (RESUME, resume.c) -- and return to sender after
- * max_retries transmissions with no word from the receiver, or after
- * busy_timeout of being refused.
+ * on each, sequence numbers and stamps, ACK/NACK, retransmission when the
+ * answer is overdue by the peer's round trip (rtt.c) -- or at once when the
+ * receiver says that the endpoint it NACKed "not resident" is back
+ * (RESUME, resume.c) -- and return to sender after max_retries quanta with
+ * no word from the receiver, or after busy_timeout of being refused.
  *
  * A send channel's life, changed only by vnet_fw_chan_set_state():
  *
@@ -229,7 +229,7 @@ void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 
 	ch->stamp = ++nic->stamp;
 	ch->sent_at = nic->now;
-	ch->due = nic->now + nic->quantum;
+	ch->due = nic->now + vnet_fw_rto(nic, p);
 	ch->nacked = false;
 	ch->resume = false;
 	vnet_fw_chan_count(nic, ch, true);
@@ -465,6 +465,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->src_ep = src->name.ep;
 	ch->queue = q;
 	ch->taken_at = nic->now;
+	ch->heard_at = nic->now;
 	ch->seq++;
 	ch->retries = 0;
 	ch->refused = false;
@@ -571,6 +572,10 @@ static struct vnet_fw_send_chan *vnet_fw_answered(struct vnet_fw_nic *nic,
 		nic->stats.stale_acks++;
 		return NULL;
 	}
+	/* Any of its transmissions answered: the receiver is there. */
+	vnet_fw_rtt_answered(nic, p, ch, stamp);
+	ch->heard_at = nic->now;
+	ch->retries = 0;
 	return ch;
 }
 
@@ -616,6 +621,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		     u32 seq, u32 stamp, u8 reason, u32 incarnation)
 {
 	struct vnet_fw_send_chan *ch;
+	u64 wait;
 
 	if (reason < VNET_NACK_NR)
 		nic->stats.rx_nack[reason]++;
@@ -664,22 +670,25 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	    !vnet_fw_train_rewind(nic, p, c))
 		return;
 	if (stamp == ch->stamp) {
-		/* The receiver answered the latest transmission: alive. */
-		ch->retries = 0;
+		/* The receiver answered the latest transmission. */
 		ch->nacked = true;
 		vnet_fw_chan_count(nic, ch, false);
 		return;
 	}
 	/*
 	 * The answer to an older transmission: the round trip is longer than
-	 * a quantum, and retransmitting now would only make this one stale
-	 * too, so no NACK would ever be the latest.  Give the latest
-	 * transmission time to be answered -- two quanta from when it went
-	 * out, not from now, or a stream of such NACKs would put its
-	 * retransmission off for ever.
+	 * the wait was, and retransmitting now would only make this one
+	 * stale too, so no NACK would ever be the latest.  Give the latest
+	 * transmission time to be answered -- two quanta, or the wait the
+	 * round trips now call for (rtt.c), from when it went out, not from
+	 * now, or a stream of such NACKs would put its retransmission off
+	 * for ever.
 	 */
-	if (ch->due < ch->sent_at + 2 * nic->quantum)
-		ch->due = ch->sent_at + 2 * nic->quantum;
+	wait = vnet_fw_rto(nic, p);
+	if (wait < 2 * nic->quantum)
+		wait = 2 * nic->quantum;
+	if (ch->due < ch->sent_at + wait)
+		ch->due = ch->sent_at + wait;
 }
 
 /*
@@ -709,7 +718,7 @@ bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
 
 /*
  * The longest a message keeps its channel before it is returned: its
- * retries, a quantum apart (two when a scan comes early), then
+ * max_retries quanta of silence (two when a scan comes late), then
  * busy_timeout of refusals.  Counted on this NIC's clock from when the
  * message took the channel, so a thread that did not run for a while
  * cannot stretch it; a receiver keeps the receive state of a deleted
@@ -733,8 +742,9 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		vnet_fw_train_unpause(nic, p, c);
 		return;
 	}
-	if (ch->state != VNET_CHAN_INFLIGHT || nic->now < ch->due)
+	if (ch->state != VNET_CHAN_INFLIGHT)
 		return;
+	/* Whatever the wait for an answer, the bounds hold to the scan. */
 	if (vnet_fw_chan_refused_too_long(nic, ch) ||
 	    nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic)) {
 		/*
@@ -749,15 +759,21 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 						       VNET_RET_UNREACHABLE);
 		return;
 	}
-	if (ch->nacked) {
-		/* Resolved for the flush: leave it until the move is done. */
-		if (ch->src && fw_read_once(ch->src->moving))
-			return;
-	} else if (++ch->retries >= nic->max_retries) {
+	if (!ch->nacked &&
+	    nic->now - ch->heard_at >= (u64)nic->max_retries * nic->quantum) {
 		/* The receiver may have it: its next packet restarts seq. */
 		ch->sync = true;
 		vnet_fw_start_return(nic, p, ch, VNET_RET_UNREACHABLE);
 		return;
+	}
+	if (nic->now < ch->due)
+		return;
+	if (ch->nacked) {
+		/* Resolved for the flush: leave it until the move is done. */
+		if (ch->src && fw_read_once(ch->src->moving))
+			return;
+	} else if (ch->retries < 0xffff) {
+		ch->retries++;
 	}
 	vnet_fw_retransmit(nic, p, c, false);
 }

@@ -246,13 +246,14 @@ struct vnet_fw_send_chan {
 	u64 due;			/* when to retransmit */
 	u64 sent_at;			/* the latest transmission */
 	u64 taken_at;			/* when the message took the channel */
+	u64 heard_at;			/* its receiver's latest answer, or taken_at */
 	u64 refused_at;			/* its first NACK, if refused */
 	u64 returning_at;		/* when it started back to its sender */
 	u32 seq;
 	u32 first_stamp;		/* of this message's first transmission */
 	u32 stamp;			/* of the latest transmission */
 	u32 nack_incarnation;		/* of the peer, in its latest NACK */
-	u16 retries;			/* transmissions with no ACK or NACK */
+	u16 retries;			/* timer retransmissions since an answer */
 	u8 state;			/* enum vnet_fw_chan_state */
 	u8 queue;			/* VNET_Q_REQ_SEND or VNET_Q_REP_SEND */
 	u8 reason;			/* RETURNING: why */
@@ -339,6 +340,9 @@ struct vnet_fw_peer {
 	 */
 	u32 frag_max;
 	u32 trains;			/* nic->trains it is sending us */
+	/* Its round trip, and how long to wait for an answer (rtt.c). */
+	u64 srtt, rttvar;		/* 0: no sample yet */
+	u64 rto;			/* 0: a quantum */
 	/*
 	 * Its endpoints, by index modulo 256, whose latest answer to us was
 	 * "delivered": on the card, as far as we know (transport.c).

@@ -586,6 +586,65 @@ TEST_F(pair, flush_completes_when_rtt_exceeds_quantum)
 	       (unsigned long long)a->fw.quantum);
 }
 
+/*
+ * A receiver that answers every transmission, a round trip later than the
+ * quantum: its NACKs of the older ones must not leave the messages without
+ * an answer until they come back "unreachable".  The sender learns to wait
+ * the round trip (rtt.c), its messages keep their channels while refused,
+ * the flush resolves them on a NACK of the latest transmission, and once
+ * the receiver makes room they are delivered, none returned.
+ */
+TEST_F(pair, long_round_trip_is_answered_not_unreachable)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_fw_peer *p = &a->fw.peers[a->fw.peer_of[1]];
+	u32 i, sent = VNET_QUEUE_DEPTH + 2, got = 0;
+	u64 start, flush;
+
+	self->net.delay = 3 * a->fw.quantum;
+	for (i = 0; i < sent; i++) {
+		struct vnet_desc d = sim_request(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		sim_net_run_for(&self->net, 100);
+	}
+	/* Past the silence that returns a message, short of busy_timeout. */
+	sim_net_run_for(&self->net, 2 * a->fw.max_retries * a->fw.quantum);
+	ASSERT_GT(a->fw.busy_timeout, self->net.now);
+	ASSERT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+	EXPECT_EQ(0, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
+	EXPECT_LE(2 * self->net.delay, p->rto);
+
+	a->ep[0].fw.moving = true;
+	start = self->net.now;
+	while (a->ep[0].fw.unresolved &&
+	       self->net.now - start < 100 * a->fw.quantum)
+		sim_net_step(&self->net, 20);
+	flush = self->net.now - start;
+	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+	EXPECT_GE(3 * 2 * self->net.delay, flush);
+	a->ep[0].fw.moving = false;
+
+	start = self->net.now;
+	while (got < sent && self->net.now - start < a->fw.busy_timeout) {
+		const struct vnet_desc *d;
+
+		sim_net_run_for(&self->net, 1000);
+		while ((d = sim_peek(b, 1, VNET_Q_REQ_RECV))) {
+			EXPECT_EQ(got, d->args[0]);
+			got++;
+			sim_consume(b, 1, VNET_Q_REQ_RECV);
+		}
+	}
+	EXPECT_EQ(sent, got);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+	TH_LOG("round trip %llu, quantum %llu: waits %llu, flushed in %llu, %u delivered",
+	       (unsigned long long)(2 * self->net.delay),
+	       (unsigned long long)a->fw.quantum,
+	       (unsigned long long)p->rto, (unsigned long long)flush, got);
+}
+
 /* Only a NACK of the latest transmission resolves a message for a flush. */
 TEST_F(pair, stale_nack_does_not_resolve)
 {
