@@ -33,7 +33,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 u64 vnet_fw_rto(const struct vnet_fw_nic *nic, const struct vnet_fw_peer *p);
 void vnet_fw_rtt_reset(struct vnet_fw_peer *p);
 void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			  const struct vnet_fw_send_chan *ch, u32 stamp);
+			  struct vnet_fw_send_chan *ch, u32 stamp);
 
 /* receive.c */
 bool vnet_fw_csum_ok(const u8 *pkt, u32 len);

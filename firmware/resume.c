@@ -5,8 +5,8 @@
  * A DATA packet for an endpoint that is not on the card is NACKed "not
  * resident", and the host is asked to fault the endpoint in.  The sender
  * keeps the message; left to itself it retransmits when its timer finds
- * the message due, up to two quanta later, while the endpoint -- loaded
- * for that very message -- sits idle in its frame.  So the receiver notes
+ * the message due, a retransmission timeout later, while the endpoint --
+ * loaded for that very message -- sits idle in its frame.  So the receiver notes
  * which peers it NACKed that way, and the first round that finds the
  * endpoint resident and not moving sends each of them a RESUME naming it.
  * A peer retransmits at once every message to that endpoint whose latest

@@ -24,21 +24,25 @@
  * samples.
  *
  * None of it bounds anything: a message with no word from its receiver
- * is still returned max_retries quanta after the last word (transport.c),
+ * -- an ACK, or a NACK of its latest transmission other than RESYNC -- is
+ * still returned max_retries quanta after the last word (transport.c),
  * refused ones after busy_timeout, and all of them within their lifetime,
- * checked at every timer scan whatever the retransmission timeout.  A
- * peer can only slow the retransmissions of the messages sent to it.
+ * checked at every timer scan whatever the retransmission timeout.  Each
+ * transmission gives one sample at most, so a peer that answers late, or
+ * twice, can only slow the retransmissions of the messages sent to it.
  */
 #include "fw_transport.h"
 
 /*
- * The longest wait: half the silence after which a message comes back
- * unreachable, so that it gets two transmissions at least.  A round trip
- * longer than that is a receiver as good as gone.
+ * The longest wait: a quarter of the silence after which a message comes
+ * back unreachable, so that a message gets four transmissions in it (with
+ * max_retries of 4 or more), and one lost answer does not make it
+ * unreachable.  A round trip longer than that is a receiver as good as
+ * gone.
  */
 static u64 vnet_fw_rto_max(const struct vnet_fw_nic *nic)
 {
-	u64 max = (u64)nic->max_retries * nic->quantum / 2;
+	u64 max = (u64)nic->max_retries * nic->quantum / 4;
 
 	return max > nic->quantum ? max : nic->quantum;
 }
@@ -71,7 +75,7 @@ void vnet_fw_rtt_reset(struct vnet_fw_peer *p)
  * one of its own (vnet_fw_answered() checked that).
  */
 void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			  const struct vnet_fw_send_chan *ch, u32 stamp)
+			  struct vnet_fw_send_chan *ch, u32 stamp)
 {
 	u64 rtt, err;
 
@@ -84,6 +88,10 @@ void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			vnet_fw_rto_set(nic, p, 2 * vnet_fw_rto(nic, p));
 		return;
 	}
+	/* Once a transmission: a duplicate answer is no later round trip. */
+	if (ch->sampled || nic->now < ch->sent_at)
+		return;
+	ch->sampled = true;
 	rtt = nic->now - ch->sent_at;
 	if (!p->srtt) {
 		p->srtt = rtt ? rtt : 1;

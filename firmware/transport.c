@@ -230,6 +230,10 @@ void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 	ch->stamp = ++nic->stamp;
 	ch->sent_at = nic->now;
 	ch->due = nic->now + vnet_fw_rto(nic, p);
+	ch->sampled = false;
+	/* Sent again after a NACK: its silence counts from now. */
+	if (ch->nacked)
+		ch->heard_at = nic->now;
 	ch->nacked = false;
 	ch->resume = false;
 	vnet_fw_chan_count(nic, ch, true);
@@ -572,9 +576,7 @@ static struct vnet_fw_send_chan *vnet_fw_answered(struct vnet_fw_nic *nic,
 		nic->stats.stale_acks++;
 		return NULL;
 	}
-	/* Any of its transmissions answered: the receiver is there. */
 	vnet_fw_rtt_answered(nic, p, ch, stamp);
-	ch->heard_at = nic->now;
 	ch->retries = 0;
 	return ch;
 }
@@ -670,7 +672,15 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	    !vnet_fw_train_rewind(nic, p, c))
 		return;
 	if (stamp == ch->stamp) {
-		/* The receiver answered the latest transmission. */
+		/*
+		 * The receiver answered the latest transmission: word from
+		 * it.  A NACK of an older one is none -- else a peer that
+		 * answers only superseded transmissions would keep the
+		 * message unresolved, and its sender's flush waiting, past
+		 * max_retries quanta -- nor is a RESYNC, which restarts the
+		 * channel and so answers nothing.
+		 */
+		ch->heard_at = nic->now;
 		ch->nacked = true;
 		vnet_fw_chan_count(nic, ch, false);
 		return;
@@ -772,7 +782,7 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		/* Resolved for the flush: leave it until the move is done. */
 		if (ch->src && fw_read_once(ch->src->moving))
 			return;
-	} else if (ch->retries < 0xffff) {
+	} else if (ch->retries != (u16)~0) {
 		ch->retries++;
 	}
 	vnet_fw_retransmit(nic, p, c, false);

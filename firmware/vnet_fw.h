@@ -246,7 +246,7 @@ struct vnet_fw_send_chan {
 	u64 due;			/* when to retransmit */
 	u64 sent_at;			/* the latest transmission */
 	u64 taken_at;			/* when the message took the channel */
-	u64 heard_at;			/* its receiver's latest answer, or taken_at */
+	u64 heard_at;			/* latest word from its receiver */
 	u64 refused_at;			/* its first NACK, if refused */
 	u64 returning_at;		/* when it started back to its sender */
 	u32 seq;
@@ -258,6 +258,7 @@ struct vnet_fw_send_chan {
 	u8 queue;			/* VNET_Q_REQ_SEND or VNET_Q_REP_SEND */
 	u8 reason;			/* RETURNING: why */
 	bool nacked;			/* the latest transmission was NACKed */
+	bool sampled;			/* its answer gave a round trip (rtt.c) */
 	/*
 	 * ...NACKed "not resident" by the incarnation in nack_incarnation:
 	 * a RESUME of that destination endpoint may retransmit it once.

@@ -161,7 +161,6 @@ VNET_PARAM_UINT(busy_timeout_ms, vnet_busy_timeout_ms, 1, 3600 * 1000, 0644);
 MODULE_PARM_DESC(busy_timeout_ms, "A message its destination refuses this long comes back \"busy\", for NICs attached after a change (1-3600000, default 5000)");
 
 unsigned int vnet_max_retries = 255;
-/* The firmware counts transmissions in a u16. */
 VNET_PARAM_UINT(max_retries, vnet_max_retries, 1, U16_MAX, 0644);
 MODULE_PARM_DESC(max_retries, "Quanta (retrans_ms) without an ACK or NACK before a message is returned unreachable, for NICs attached after a change (1-65535, default 255)");
 

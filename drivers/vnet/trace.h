@@ -177,7 +177,8 @@ TRACE_EVENT(vnet_nack,
 
 /*
  * A DATA packet sent again: on the timer after @retries transmissions
- * nobody answered (0: the last was refused), or at once on a RESUME.
+ * nobody answered since the last answer (0: the last was refused), or at
+ * once on a RESUME.
  */
 TRACE_EVENT(vnet_retransmit,
 	    TP_PROTO(const struct vnet_nic *nic, const struct vnet_fw_event *ev),

@@ -451,9 +451,22 @@ static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale,
 /*
  * From the right address, NACKs can hold a message no longer than the
  * documented bound, max(busy_timeout, 2 * max_retries quanta): stale ones
- * are no answer, current ones start the busy clock once.  And a closing
- * endpoint is forgotten at once, whatever is on the wire.
+ * are no answer, current ones start the busy clock once, and RESYNCs of
+ * the current transmission, which restart the channel, are no answer
+ * either.  And a closing endpoint is forgotten at once, whatever is on
+ * the wire.
  */
+static const struct {
+	const char *what;
+	bool stale;
+	u8 reason;
+	u8 returned;
+} forged_nacks[] = {
+	{ "stale", true, VNET_NACK_QUEUE_FULL, VNET_RET_UNREACHABLE },
+	{ "current", false, VNET_NACK_QUEUE_FULL, VNET_RET_BUSY },
+	{ "RESYNC", false, VNET_NACK_RESYNC, VNET_RET_UNREACHABLE },
+};
+
 TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 {
 	struct sim_nic *a = self->net.nic[0];
@@ -464,7 +477,7 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 
 	/* Only the forger answers for NIC 1. */
 	self->net.down[1] = true;
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < ARRAY_SIZE(forged_nacks); round++) {
 		const struct vnet_desc *got = NULL;
 		u64 start, resolved = 0;
 
@@ -474,8 +487,9 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 		ASSERT_EQ(1, a->ep[0].fw.unresolved);
 		start = self->net.now;
 		while (!got && self->net.now - start < 4 * bound) {
-			forge_nacks(&self->net, self->mac[1], !round,
-				    VNET_NACK_QUEUE_FULL);
+			forge_nacks(&self->net, self->mac[1],
+				    forged_nacks[round].stale,
+				    forged_nacks[round].reason);
 			sim_net_step(&self->net, 20);
 			if (!resolved && !a->ep[0].fw.unresolved)
 				resolved = self->net.now - start;
@@ -483,15 +497,13 @@ TEST_F(forged, nacks_from_right_mac_bound_the_flush)
 		}
 		ASSERT_NE(NULL, got);
 		TH_LOG("%s NACKs: resolved after %llu, returned after %llu (bound %llu)",
-		       round ? "current" : "stale",
+		       forged_nacks[round].what,
 		       (unsigned long long)resolved,
 		       (unsigned long long)(self->net.now - start),
 		       (unsigned long long)bound);
 		EXPECT_LE(resolved, bound);
 		EXPECT_LE(self->net.now - start, bound);
-		/* Stale ones are no answer: unreachable.  Current ones: busy. */
-		EXPECT_EQ(round ? VNET_RET_BUSY : VNET_RET_UNREACHABLE,
-			  got->status);
+		EXPECT_EQ(forged_nacks[round].returned, got->status);
 		sim_consume(a, 0, VNET_Q_REP_RECV);
 	}
 

@@ -601,7 +601,8 @@ TEST_F(pair, long_round_trip_is_answered_not_unreachable)
 	u32 i, sent = VNET_QUEUE_DEPTH + 2, got = 0;
 	u64 start, flush;
 
-	self->net.delay = 3 * a->fw.quantum;
+	/* A round trip of four quanta, within the longest wait (five). */
+	self->net.delay = 2 * a->fw.quantum;
 	for (i = 0; i < sent; i++) {
 		struct vnet_desc d = sim_request(i);
 
@@ -643,6 +644,41 @@ TEST_F(pair, long_round_trip_is_answered_not_unreachable)
 	       (unsigned long long)(2 * self->net.delay),
 	       (unsigned long long)a->fw.quantum,
 	       (unsigned long long)p->rto, (unsigned long long)flush, got);
+}
+
+/*
+ * A NACK is word from the receiver; a message sent again after one has
+ * its silence counted from then.  Its sender moved for longer than
+ * max_retries quanta after the NACK: the retransmission that follows the
+ * move must get its own max_retries quanta, not come back "unreachable"
+ * at the next scan.
+ */
+TEST_F(pair, silence_counts_from_the_retransmission_after_a_nack)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	u32 i;
+
+	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
+		struct vnet_desc d = sim_request(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		sim_net_run_for(&self->net, 300);
+	}
+	sim_net_run_for(&self->net, 500);
+	ASSERT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
+	ASSERT_EQ(0, a->ep[0].fw.unresolved);
+
+	a->ep[0].fw.moving = true;
+	sim_net_run_for(&self->net, (a->fw.max_retries + 5) * a->fw.quantum);
+	a->ep[0].fw.moving = false;
+	/* The receiver is gone now: the retransmission gets no answer. */
+	self->net.down[1] = true;
+	sim_net_run_for(&self->net, 3 * a->fw.quantum);
+	ASSERT_GT(a->fw.busy_timeout, self->net.now);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+	EXPECT_EQ(0, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
+	sim_net_run_for(&self->net, (a->fw.max_retries + 2) * a->fw.quantum);
+	EXPECT_EQ(1, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
 }
 
 /* Only a NACK of the latest transmission resolves a message for a flush. */

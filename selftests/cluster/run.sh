@@ -89,8 +89,8 @@ dead_bound=$((dead + tick))
 elect_bound=$((dead + tick))
 elect_member_bound=$((dead + tick + tick + hb / 2 + tick))
 join_bound=$((hb + tick))
-# The transport alone gives up on a silent NIC after max_retries
-# transmissions retrans_ms apart: 5.1 s, well past dead_bound + slack, so
+# The transport alone gives up on a silent NIC after max_retries times
+# retrans_ms without an answer: 5.1 s, well past dead_bound + slack, so
 # a request back within that came back because its route was withdrawn.
 params="frames=8 max_retries=255 retrans_ms=20"
 giveup_ms=$((255 * 20))
@@ -161,7 +161,7 @@ manual_routes()
 		done
 	done
 	# Nobody answers, nobody withdraws the route: the transport tries
-	# max_retries times before it gives up.
+	# for max_retries quanta before it gives up.
 	result 0 "$ghost:0" && ((sent > 0 && unreachable == sent)) &&
 		(($(ms_of "$slowest") >= giveup_ms * 9 / 10))
 	check $? "$out/client.0" "manual: node 0 -> NIC $ghost (an address" \
