@@ -25,7 +25,8 @@
  *
  * None of it bounds anything: a message with no word from its receiver
  * -- an ACK, or a NACK of its latest transmission other than RESYNC -- is
- * still returned max_retries quanta after the last word (transport.c),
+ * still returned max_retries quanta after the last word or its first
+ * transmission after a NACK (transport.c),
  * refused ones after busy_timeout, and all of them within their lifetime,
  * checked at every timer scan whatever the retransmission timeout.  Each
  * transmission gives one sample at most, so a peer that answers late, or

@@ -15,7 +15,7 @@
  *                            fragment); a train read from its sender's
  *                            segment whose sender closed
  *   INFLIGHT  -> RETURNING   ACKed with a reason; NACKed for busy_timeout;
- *                            max_retries transmissions with no answer; its
+ *                            max_retries quanta with no answer; its
  *                            route or link went away; a train whose next
  *                            fragment cannot be read or sent
  *   INFLIGHT  -> PAUSED      a train's fragment, not the last, ACKed while

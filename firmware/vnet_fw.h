@@ -396,7 +396,7 @@ struct vnet_fw_nic {
 					 * VNET_WIRE_CHANNELS
 					 */
 	u32 max_peers;
-	u32 max_retries;		/* transmissions before "unreachable" */
+	u32 max_retries;		/* quanta of silence: "unreachable" */
 	u64 quantum;			/* retransmission timer, in time units */
 	u64 busy_timeout;		/* NACKed this long: returned "busy" */
 	struct vnet_fw_peer *peers;	/* max_peers */

@@ -162,7 +162,7 @@ MODULE_PARM_DESC(busy_timeout_ms, "A message its destination refuses this long c
 
 unsigned int vnet_max_retries = 255;
 VNET_PARAM_UINT(max_retries, vnet_max_retries, 1, U16_MAX, 0644);
-MODULE_PARM_DESC(max_retries, "Quanta (retrans_ms) without an ACK or NACK before a message is returned unreachable, for NICs attached after a change (1-65535, default 255)");
+MODULE_PARM_DESC(max_retries, "Quanta (retrans_ms) without an ACK, or a NACK of its latest transmission, before a message is returned unreachable, for NICs attached after a change (1-65535, default 255)");
 
 unsigned int vnet_pool_buffers = 256;
 module_param_named(pool_buffers, vnet_pool_buffers, uint, 0444);

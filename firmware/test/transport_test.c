@@ -555,9 +555,10 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 }
 
 /*
- * A round trip longer than the retransmission quantum: every NACK would
- * answer a transmission already superseded, unless the sender waits for the
- * latest one.  The flush must still complete.
+ * A round trip longer than the retransmission quantum (four quanta, within
+ * the longest wait, five here): every NACK would answer a transmission
+ * already superseded, unless the sender waits for the latest one.  The
+ * flush must still complete, and not by returning the messages.
  */
 TEST_F(pair, flush_completes_when_rtt_exceeds_quantum)
 {
@@ -565,7 +566,7 @@ TEST_F(pair, flush_completes_when_rtt_exceeds_quantum)
 	u64 start;
 	u32 i;
 
-	self->net.delay = 3 * a->fw.quantum;
+	self->net.delay = 2 * a->fw.quantum;
 	for (i = 0; i <= VNET_QUEUE_DEPTH + 2; i++) {
 		struct vnet_desc d = sim_request(i);
 
@@ -580,6 +581,7 @@ TEST_F(pair, flush_completes_when_rtt_exceeds_quantum)
 	while (a->ep[0].fw.unresolved && self->net.now - start < 100 * a->fw.quantum)
 		sim_net_step(&self->net, 20);
 	EXPECT_EQ(0, a->ep[0].fw.unresolved);
+	EXPECT_EQ(0, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
 	TH_LOG("flushed in %llu time units, round trip %llu, quantum %llu",
 	       (unsigned long long)(self->net.now - start),
 	       (unsigned long long)(2 * self->net.delay),
