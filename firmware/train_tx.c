@@ -37,9 +37,10 @@
  * under the sequence number the receiver NACKed, which is the one it
  * expects; RESYNC with SYNC.  A NACK is a refusal and runs the busy clock
  * (transport.c), which a restarted train would otherwise run out on the
- * way to where it was: so a fragment ACKed past the furthest point the
- * train ever reached stops the clock, and until then the clock allows two
- * quanta more for each fragment up to there.  However a peer answers, a
+ * way to where it was: so a restart's clock allows two quanta more for
+ * each fragment up to the furthest point the train ever reached, and runs
+ * on past it with its allowance growing as the train does.  Only a NACK
+ * of the latest transmission restarts a train.  However a peer answers, a
  * train of n fragments is resolved within about n + 1 times what bounds a
  * single message.
  */
@@ -199,9 +200,17 @@ void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 
 	ch->frag_off += ch->frag_len;
 	if (ch->frag_off > ch->frag_acked) {
-		/* Further than ever: whatever was refused before is past. */
+		/*
+		 * Further than ever: a refusal of the train where it stood is
+		 * past.  Not a restart's clock, which runs on, its allowance
+		 * growing with the train: stopped here, a peer that restarts
+		 * the train at its furthest point, and lets it one fragment
+		 * further just before the clock runs out, would hold it a
+		 * busy_timeout per fragment.
+		 */
 		ch->frag_acked = ch->frag_off;
-		ch->refused = false;
+		if (!ch->refused_rewound)
+			ch->refused = false;
 	}
 	if (ch->src && fw_read_once(ch->src->moving)) {
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_PAUSED);

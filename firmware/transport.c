@@ -606,8 +606,9 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 
 /*
  * The busy clock starts once, at the first refusal, whatever follows --
- * unless a train gets further than it ever got (train_tx.c).  @rewound: the
- * refusal sends a train back to its first fragment.
+ * unless a train refused where it stood gets further than it ever got
+ * (train_tx.c).  @rewound: the refusal sends a train back to its first
+ * fragment.
  */
 static void vnet_fw_chan_refused(struct vnet_fw_nic *nic,
 				 struct vnet_fw_send_chan *ch, bool rewound)
@@ -619,11 +620,30 @@ static void vnet_fw_chan_refused(struct vnet_fw_nic *nic,
 	ch->refused_rewound = rewound;
 }
 
+/*
+ * An answer to an older transmission of @ch's message: the round trip is
+ * longer than the wait was, and retransmitting now would only make this
+ * one stale too, so no NACK would ever be the latest.  Give the latest
+ * transmission time to be answered -- two quanta, or the wait the round
+ * trips now call for (rtt.c), from when it went out, not from now, or a
+ * stream of such answers would put its retransmission off for ever.
+ */
+static void vnet_fw_wait_for_latest(struct vnet_fw_nic *nic,
+				    struct vnet_fw_peer *p,
+				    struct vnet_fw_send_chan *ch)
+{
+	u64 wait = vnet_fw_rto(nic, p);
+
+	if (wait < 2 * nic->quantum)
+		wait = 2 * nic->quantum;
+	if (ch->due < ch->sent_at + wait)
+		ch->due = ch->sent_at + wait;
+}
+
 void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		     u32 seq, u32 stamp, u8 reason, u32 incarnation)
 {
 	struct vnet_fw_send_chan *ch;
-	u64 wait;
 
 	if (reason < VNET_NACK_NR)
 		nic->stats.rx_nack[reason]++;
@@ -642,12 +662,25 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		ch->resume = reason == VNET_NACK_NOT_RESIDENT;
 		ch->nack_incarnation = incarnation;
 	}
+	if ((reason == VNET_NACK_RESYNC || reason == VNET_NACK_RESTART) &&
+	    stamp != ch->stamp) {
+		/*
+		 * A restart asked of an older transmission: the latest may
+		 * yet be taken, or its NACK have resolved the message for a
+		 * flush that has ended -- rewinding the train would put a
+		 * fragment back on the wire under a sender that has moved.
+		 * The answer to the latest says the same if it is so.
+		 */
+		vnet_fw_wait_for_latest(nic, p, ch);
+		return;
+	}
 	if (reason == VNET_NACK_RESYNC) {
 		/*
 		 * The receiver has no state for the channel: restart it, a
 		 * train from its first fragment.  A receiver that has state
 		 * takes a SYNC as usual, so a forged one costs a
-		 * retransmission (a train's, from its start), nothing more.
+		 * retransmission (a train's, from its start, under the busy
+		 * clock), nothing more.
 		 */
 		if (!ch->sync) {
 			ch->sync = true;
@@ -685,33 +718,21 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		vnet_fw_chan_count(nic, ch, false);
 		return;
 	}
-	/*
-	 * The answer to an older transmission: the round trip is longer than
-	 * the wait was, and retransmitting now would only make this one
-	 * stale too, so no NACK would ever be the latest.  Give the latest
-	 * transmission time to be answered -- two quanta, or the wait the
-	 * round trips now call for (rtt.c), from when it went out, not from
-	 * now, or a stream of such NACKs would put its retransmission off
-	 * for ever.
-	 */
-	wait = vnet_fw_rto(nic, p);
-	if (wait < 2 * nic->quantum)
-		wait = 2 * nic->quantum;
-	if (ch->due < ch->sent_at + wait)
-		ch->due = ch->sent_at + wait;
+	vnet_fw_wait_for_latest(nic, p, ch);
 }
 
 /*
  * Refused for busy_timeout: its sender gets it back at its next tick.  A
- * train refused on its way back to where it was -- NACKed RESTART, it
- * starts over -- has the clock stopped only once it gets further than
- * ever, so it has two quanta more for each fragment up to there (each
+ * train sent back to its start -- NACKed RESTART or RESYNC -- has two
+ * quanta more for each fragment up to the furthest point it reached (each
  * carries VNET_WIRE_FRAG_MIN bytes at least), as the receiver gives a
  * train for each of its fragments (train_rx.c); else under loss it would
- * run out on the way and come back unreachable.  Only when the clock
- * started at the RESTART: one that started earlier, at a refusal of the
- * train where it stood ("not resident" to its last fragment, say), runs
- * busy_timeout from then, as a single message's would.
+ * run out on the way and come back.  That clock runs until the train ends,
+ * its allowance growing with it, so it bounds the whole train.  Only when
+ * the clock started at the restart: one that started earlier, at a
+ * refusal of the train where it stood ("not resident" to its last
+ * fragment, say), runs busy_timeout from then, as a single message's
+ * would, and stops if the train gets further than ever.
  */
 bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
 				   const struct vnet_fw_send_chan *ch)
@@ -743,6 +764,7 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			      u32 c)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
+	bool refused;
 
 	if (ch->state == VNET_CHAN_RETURNING) {
 		vnet_fw_try_return(nic, p, ch);
@@ -755,18 +777,21 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	if (ch->state != VNET_CHAN_INFLIGHT)
 		return;
 	/* Whatever the wait for an answer, the bounds hold to the scan. */
-	if (vnet_fw_chan_refused_too_long(nic, ch) ||
-	    nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic)) {
+	refused = vnet_fw_chan_refused_too_long(nic, ch);
+	if (refused || nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic)) {
 		/*
 		 * Refused too long, or out of time.  If its latest
 		 * transmission was refused the receiver does not have it:
-		 * busy.  Otherwise it may: unreachable, as when retries run
-		 * out.  Either way the channel's next message restarts the
-		 * receiver's sequence.
+		 * busy; nor does it have a train refused (started over, say)
+		 * short of its last fragment.  Otherwise it may: unreachable,
+		 * as when retries run out.  Either way the channel's next
+		 * message restarts the receiver's sequence.
 		 */
 		ch->sync = true;
-		vnet_fw_start_return(nic, p, ch, ch->nacked ? VNET_RET_BUSY :
-						       VNET_RET_UNREACHABLE);
+		vnet_fw_start_return(nic, p, ch,
+				     ch->nacked || (refused && ch->is_train &&
+				     ch->frag_off + ch->frag_len < ch->msg.len) ?
+				     VNET_RET_BUSY : VNET_RET_UNREACHABLE);
 		return;
 	}
 	if (!ch->nacked &&

@@ -413,6 +413,8 @@ TEST_F(forger, ack_and_resync_loop_bounds_a_train)
 			answer_as_1(self, ch, VNET_WIRE_ACK, VNET_RET_NONE);
 	}
 	ASSERT_NE(NULL, got);
+	/* Short of its last fragment the receiver cannot have it. */
+	EXPECT_EQ(VNET_RET_BUSY, got->status);
 	EXPECT_EQ(100000, got->len);
 	EXPECT_LE(self->net.now - start, bound);
 	EXPECT_LT(1, c->fw.stats.rx_nack[VNET_NACK_RESYNC]);
@@ -422,6 +424,168 @@ TEST_F(forger, ack_and_resync_loop_bounds_a_train)
 	       got->status, (unsigned long long)(self->net.now - start),
 	       (unsigned long long)bound,
 	       (unsigned long long)c->fw.stats.rx_nack[VNET_NACK_RESYNC]);
+}
+
+/* NIC 2's train on channel 0 to NIC 1, ACKed by the forger to @far bytes. */
+static const struct vnet_fw_send_chan *train_to(FIXTURE_DATA(forger) *self,
+						u32 len, u32 far)
+{
+	struct sim_nic *c = self->net.nic[2];
+	struct vnet_fw_peer *p = &c->fw.peers[c->fw.peer_of[1]];
+	struct vnet_desc d = frag_xfer_seg(len, 0, 0);
+	const struct vnet_fw_send_chan *ch = &p->tx[0];
+	u32 answered = 0;
+
+	self->net.down[1] = true;
+	if (sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL))
+		return NULL;
+	while (ch->state == VNET_CHAN_FREE)
+		sim_net_step(&self->net, 20);
+	while (ch->frag_acked < far) {
+		sim_net_step(&self->net, 20);
+		if (ch->state == VNET_CHAN_INFLIGHT && ch->stamp != answered) {
+			answered = ch->stamp;
+			answer_as_1(self, ch, VNET_WIRE_ACK, VNET_RET_NONE);
+		}
+	}
+	return ch;
+}
+
+/* Answer @reason to the first transmission of @ch's fragment, not the latest. */
+static void answer_first(FIXTURE_DATA(forger) *self,
+			 const struct vnet_fw_send_chan *ch, u8 reason)
+{
+	struct vnet_fw_send_chan old = *ch;
+
+	old.stamp = ch->first_stamp;
+	answer_as_1(self, &old, VNET_WIRE_NACK, reason);
+}
+
+/*
+ * Its sender moving, a train's fragment is answered only with RESTARTs of
+ * its older transmissions: no word from the receiver on the latest, so
+ * the flush ends as the message comes back unreachable, max_retries
+ * quanta on.  Taking each for a restart rewound the train and reloaded
+ * its first fragment, as good as word: the flush waited for the busy
+ * clock, five times as long, and more than ten once 100 kB were through.
+ */
+static void stale_restarts(FIXTURE_DATA(forger) *self,
+			   struct __test_metadata *_metadata, u32 far)
+{
+	struct sim_nic *c = self->net.nic[2];
+	const struct vnet_fw_send_chan *ch = train_to(self, 200000, far);
+	u64 start, resolved = 0, q = c->fw.quantum;
+
+	ASSERT_NE(NULL, ch);
+	c->ep[0].fw.moving = true;
+	start = self->net.now;
+	while (!resolved && self->net.now - start < 2 * c->fw.busy_timeout) {
+		sim_net_step(&self->net, 20);
+		if (!c->ep[0].fw.unresolved)
+			resolved = self->net.now - start;
+		else if (ch->state == VNET_CHAN_INFLIGHT &&
+			 ch->stamp != ch->first_stamp)
+			answer_first(self, ch, VNET_NACK_RESTART);
+	}
+	ASSERT_NE(0, resolved);
+	EXPECT_LE(resolved, (c->fw.max_retries + 2) * q);
+	EXPECT_LT(0, c->fw.stats.rx_nack[VNET_NACK_RESTART]);
+	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
+	TH_LOG("flush held %llu (max_retries quanta %llu)",
+	       (unsigned long long)resolved,
+	       (unsigned long long)(c->fw.max_retries * q));
+}
+
+TEST_F(forger, stale_restarts_leave_the_flush_to_the_latest)
+{
+	stale_restarts(self, _metadata, 0);
+}
+
+TEST_F(forger, stale_restarts_far_in_leave_the_flush_to_the_latest)
+{
+	stale_restarts(self, _metadata, 100000);
+}
+
+/*
+ * The latest transmission NACKed while its sender moves: resolved, the
+ * flush over.  A late RESTART or RESYNC of an older one must not rewind
+ * the train and put a fragment back on the wire under the moving sender.
+ */
+static void nacked_then_stale(FIXTURE_DATA(forger) *self,
+			      struct __test_metadata *_metadata, u8 reason)
+{
+	struct sim_nic *c = self->net.nic[2];
+	const struct vnet_fw_send_chan *ch = train_to(self, 100000, 20000);
+	u64 sent, t;
+
+	ASSERT_NE(NULL, ch);
+	while (ch->stamp == ch->first_stamp)
+		sim_net_step(&self->net, 20);
+	c->ep[0].fw.moving = true;
+	answer_as_1(self, ch, VNET_WIRE_NACK, VNET_NACK_NOT_RESIDENT);
+	sim_net_step(&self->net, 20);
+	ASSERT_TRUE(ch->nacked);
+	ASSERT_EQ(0, c->ep[0].fw.unresolved);
+	answer_first(self, ch, reason);
+	sent = c->fw.stats.retransmits;
+	for (t = 0; t < 10 * c->fw.quantum; t += 20)
+		sim_net_step(&self->net, 20);
+	EXPECT_TRUE(ch->nacked);
+	EXPECT_EQ(0, c->ep[0].fw.unresolved);
+	EXPECT_EQ(sent, c->fw.stats.retransmits);
+}
+
+TEST_F(forger, stale_restart_after_the_nack_leaves_the_train)
+{
+	nacked_then_stale(self, _metadata, VNET_NACK_RESTART);
+}
+
+TEST_F(forger, stale_resync_after_the_nack_leaves_the_train)
+{
+	nacked_then_stale(self, _metadata, VNET_NACK_RESYNC);
+}
+
+/*
+ * RESYNC a train each time it reaches its furthest point, and let it one
+ * fragment further only just before its busy clock would run out: the
+ * clock of a restart runs on, so the train comes back within one clock
+ * for its whole length -- busy_timeout and two quanta a fragment -- not
+ * one per fragment (more than twenty times that before).
+ */
+TEST_F(forger, restarts_at_the_furthest_point_bound_the_whole_train)
+{
+	struct sim_nic *c = self->net.nic[2];
+	u32 len = 150000, answered = 0;
+	const struct vnet_fw_send_chan *ch = train_to(self, len, 0);
+	u64 start = self->net.now, q = c->fw.quantum;
+	u64 bound = c->fw.busy_timeout +
+		    2 * q * ((len + FMIN - 1) / FMIN) + 3 * q;
+
+	ASSERT_NE(NULL, ch);
+	while (ch->state != VNET_CHAN_FREE &&
+	       self->net.now - start < 20 * bound) {
+		u64 limit;
+
+		sim_net_step(&self->net, 20);
+		if (ch->state != VNET_CHAN_INFLIGHT || ch->stamp == answered)
+			continue;
+		answered = ch->stamp;
+		limit = c->fw.busy_timeout +
+			2 * q * ((ch->frag_acked + FMIN - 1) / FMIN);
+		if (ch->frag_off < ch->frag_acked || !ch->frag_off ||
+		    (ch->refused && self->net.now - ch->refused_at + 4 * q >= limit))
+			answer_as_1(self, ch, VNET_WIRE_ACK, VNET_RET_NONE);
+		else if (!ch->sync)
+			answer_as_1(self, ch, VNET_WIRE_NACK, VNET_NACK_RESYNC);
+		else
+			answered = 0;
+	}
+	EXPECT_EQ(VNET_CHAN_FREE, ch->state);
+	EXPECT_LE(self->net.now - start, bound);
+	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
+	TH_LOG("back after %llu (bound %llu)",
+	       (unsigned long long)(self->net.now - start),
+	       (unsigned long long)bound);
 }
 
 /*
