@@ -139,8 +139,8 @@ MODULE_PARM_DESC(slice_faults, "Time slice of a loaded endpoint, in mean fault-i
 /*
  * Endpoints refused by a peer (off its card, say) hold at most half: the
  * other half must carry what the endpoints on the card can take.  32
- * nearly trebles a paging NIC's clients at 2x, but lets more refused
- * messages run their busy clocks at once (design.rst, "More channels").
+ * doubles a paging NIC's clients at 2x, but turns the frames over faster
+ * for refused messages and loses at 4x (design.rst, "More channels").
  */
 unsigned int vnet_channels = 8;
 VNET_PARAM_UINT(channels, vnet_channels, 1, VNET_WIRE_CHANNELS, 0444);
