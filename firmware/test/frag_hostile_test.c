@@ -341,6 +341,66 @@ static void answer_as_1(FIXTURE_DATA(forger) *self,
 	sim_net_inject(&self->net, 2, self->mac[1], &pkt, sizeof(pkt));
 }
 
+typedef void answer_fn(FIXTURE_DATA(forger) *self,
+		       const struct vnet_fw_send_chan *ch);
+
+/*
+ * NIC 2 sends NIC 1 a train of 100 kB, which only the forger answers,
+ * with @answer, while it is on the wire: its return, and in *@took when,
+ * or NULL if it is not back within @limit.
+ */
+static const struct vnet_desc *train_answered(FIXTURE_DATA(forger) *self,
+					      answer_fn *answer, u64 limit,
+					      u64 *took)
+{
+	struct sim_nic *c = self->net.nic[2];
+	struct vnet_fw_peer *p = &c->fw.peers[c->fw.peer_of[1]];
+	struct vnet_desc d = frag_xfer_seg(100000, 0, 0);
+	const struct vnet_desc *got = NULL;
+	u64 start;
+
+	self->net.down[1] = true;
+	if (sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL))
+		return NULL;
+	start = self->net.now;
+	while (!got && self->net.now - start < limit) {
+		sim_net_step(&self->net, 20);
+		got = sim_peek(c, 0, VNET_Q_REP_RECV);
+		if (p->tx[0].state == VNET_CHAN_INFLIGHT)
+			answer(self, &p->tx[0]);
+	}
+	*took = self->net.now - start;
+	return got;
+}
+
+/*
+ * The train came back whole within @bound, "busy" (the receiver never had
+ * it), after more than one NACK @reason, and nothing was delivered.
+ */
+static void expect_back_busy(FIXTURE_DATA(forger) *self,
+			     struct __test_metadata *_metadata,
+			     const struct vnet_desc *got, u64 took, u64 bound,
+			     u8 reason)
+{
+	const struct vnet_fw_nic *fw = &self->net.nic[2]->fw;
+
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(VNET_RET_BUSY, got->status);
+	EXPECT_EQ(100000, got->len);
+	EXPECT_LE(took, bound);
+	EXPECT_LT(1, fw->stats.rx_nack[reason]);
+	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
+	TH_LOG("back after %llu (bound %llu), %llu restarts",
+	       (unsigned long long)took, (unsigned long long)bound,
+	       (unsigned long long)fw->stats.rx_nack[reason]);
+}
+
+static void nack_restart(FIXTURE_DATA(forger) *self,
+			 const struct vnet_fw_send_chan *ch)
+{
+	answer_as_1(self, ch, VNET_WIRE_NACK, VNET_NACK_RESTART);
+}
+
 /*
  * NACK RESTART to a sender, for every fragment it sends: the train starts
  * over each time, is never delivered in part, and comes back "busy"
@@ -349,32 +409,20 @@ static void answer_as_1(FIXTURE_DATA(forger) *self,
 TEST_F(forger, restart_nacks_bound_a_train)
 {
 	struct sim_nic *c = self->net.nic[2];
-	struct vnet_fw_peer *p = &c->fw.peers[c->fw.peer_of[1]];
-	struct vnet_desc d = frag_xfer_seg(100000, 0, 0);
-	const struct vnet_desc *got = NULL;
-	u64 start, bound = c->fw.busy_timeout + 3 * c->fw.quantum;
+	u64 took, bound = c->fw.busy_timeout + 3 * c->fw.quantum;
+	const struct vnet_desc *got = train_answered(self, nack_restart,
+						     4 * bound, &took);
 
-	/* Only the forger answers for NIC 1. */
-	self->net.down[1] = true;
-	ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
-	start = self->net.now;
-	while (!got && self->net.now - start < 4 * bound) {
-		sim_net_step(&self->net, 20);
-		got = sim_peek(c, 0, VNET_Q_REP_RECV);
-		if (p->tx[0].state == VNET_CHAN_INFLIGHT)
-			answer_as_1(self, &p->tx[0], VNET_WIRE_NACK,
-				    VNET_NACK_RESTART);
-	}
-	ASSERT_NE(NULL, got);
-	EXPECT_EQ(VNET_RET_BUSY, got->status);
-	EXPECT_EQ(100000, got->len);
-	EXPECT_LE(self->net.now - start, bound);
-	EXPECT_LT(1, c->fw.stats.rx_nack[VNET_NACK_RESTART]);
-	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
-	TH_LOG("returned after %llu (bound %llu), %llu restarts",
-	       (unsigned long long)(self->net.now - start),
-	       (unsigned long long)bound,
-	       (unsigned long long)c->fw.stats.rx_nack[VNET_NACK_RESTART]);
+	expect_back_busy(self, _metadata, got, took, bound, VNET_NACK_RESTART);
+}
+
+static void ack_first_resync_next(FIXTURE_DATA(forger) *self,
+				  const struct vnet_fw_send_chan *ch)
+{
+	if (ch->frag_off)
+		answer_as_1(self, ch, VNET_WIRE_NACK, VNET_NACK_RESYNC);
+	else
+		answer_as_1(self, ch, VNET_WIRE_ACK, VNET_RET_NONE);
 }
 
 /*
@@ -389,41 +437,19 @@ TEST_F(forger, ack_and_resync_loop_bounds_a_train)
 {
 	struct sim_nic *c = self->net.nic[2];
 	struct vnet_fw_peer *p = &c->fw.peers[c->fw.peer_of[1]];
-	struct vnet_desc d = frag_xfer_seg(100000, 0, 0);
-	const struct vnet_desc *got = NULL;
 	/*
 	 * Two quanta for each VNET_WIRE_FRAG_MIN of the first fragment (two,
-	 * at MTU 1500), and one for the scan that finds it out of time.
+	 * at MTU 1500), and one for the scan that finds it out of time: the
+	 * deterministic simulation meets the bound exactly.
 	 */
-	u64 start, bound = c->fw.busy_timeout + 5 * c->fw.quantum;
+	u64 took, bound = c->fw.busy_timeout + 5 * c->fw.quantum;
+	const struct vnet_desc *got = train_answered(self,
+						     ack_first_resync_next,
+						     4 * bound, &took);
 
-	self->net.down[1] = true;
-	ASSERT_EQ(0, sim_post(c, 0, VNET_Q_REQ_SEND, &d, NULL));
-	start = self->net.now;
-	while (!got && self->net.now - start < 4 * bound) {
-		const struct vnet_fw_send_chan *ch = &p->tx[0];
-
-		sim_net_step(&self->net, 20);
-		got = sim_peek(c, 0, VNET_Q_REP_RECV);
-		if (ch->state != VNET_CHAN_INFLIGHT)
-			continue;
-		if (ch->frag_off)
-			answer_as_1(self, ch, VNET_WIRE_NACK, VNET_NACK_RESYNC);
-		else
-			answer_as_1(self, ch, VNET_WIRE_ACK, VNET_RET_NONE);
-	}
-	ASSERT_NE(NULL, got);
-	/* Short of its last fragment the receiver cannot have it. */
-	EXPECT_EQ(VNET_RET_BUSY, got->status);
-	EXPECT_EQ(100000, got->len);
-	EXPECT_LE(self->net.now - start, bound);
-	EXPECT_LT(1, c->fw.stats.rx_nack[VNET_NACK_RESYNC]);
-	EXPECT_EQ(0, self->b->ep[1].fw.stats.received);
+	/* Short of its last fragment the receiver cannot have it: busy. */
+	expect_back_busy(self, _metadata, got, took, bound, VNET_NACK_RESYNC);
 	EXPECT_EQ(VNET_CHAN_FREE, p->tx[0].state);
-	TH_LOG("returned (%u) after %llu (bound %llu), %llu restarts",
-	       got->status, (unsigned long long)(self->net.now - start),
-	       (unsigned long long)bound,
-	       (unsigned long long)c->fw.stats.rx_nack[VNET_NACK_RESYNC]);
 }
 
 /* NIC 2's train on channel 0 to NIC 1, ACKed by the forger to @far bytes. */
