@@ -158,7 +158,8 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 				   const struct vnet_desc *msg, u64 key,
 				   const u8 *payload)
 {
-	struct vnet_frame *frame = fw_read_once(dst->frame);
+	/* After the state the host set for this load: served, for one. */
+	struct vnet_frame *frame = fw_load_acquire(&dst->frame);
 	struct vnet_desc *slot;
 	int room;
 	u32 ridx;
@@ -201,7 +202,7 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 
 	dst->stats.received++;
 	fw_write_once(dst->active_at, nic->now);
-	dst->served = true;
+	vnet_fw_mark_served(nic, dst);
 	return VNET_FW_ACCEPTED;
 }
 
@@ -325,7 +326,7 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	if (vnet_fw_accept(nic, dst, rq, &in, key, payload) != VNET_FW_ACCEPTED)
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
 	src->stats.sent++;
-	src->served = true;
+	vnet_fw_mark_served(nic, src);
 	return vnet_fw_outcome(VNET_FW_MOVED, 0);
 }
 

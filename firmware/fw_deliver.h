@@ -85,6 +85,19 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 void vnet_fw_token_revive(struct vnet_fw_ep *src, u32 serial,
 			  enum vnet_return_reason reason);
 
+/*
+ * What @ep was loaded for has happened.  The time goes first: the host
+ * reads served_at only once it sees served.
+ */
+static inline void vnet_fw_mark_served(const struct vnet_fw_nic *nic,
+				       struct vnet_fw_ep *ep)
+{
+	if (ep->served)
+		return;
+	fw_write_once(ep->served_at, nic->now);
+	fw_store_release(&ep->served, true);
+}
+
 /* transport.c */
 struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 					   struct vnet_fw_ep *src,

@@ -116,7 +116,8 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		ep = fw_read_once(nic->frame_owner[f]);
 		if (!ep || ep->closed)
 			continue;
-		frame = fw_read_once(ep->frame);
+		/* After the state the host set for this load: served, say. */
+		frame = fw_load_acquire(&ep->frame);
 		if (!frame)
 			continue;
 		/*

@@ -124,7 +124,11 @@ struct vnet_fw_ep_stats {
  * from user-writable memory.
  */
 struct vnet_fw_ep {
-	/* Set by the host while the endpoint sits in a card frame, else NULL. */
+	/*
+	 * Set by the host while the endpoint sits in a card frame, else NULL;
+	 * released after the state it sets for the load, which the firmware
+	 * reads after an acquire of this.
+	 */
 	struct vnet_frame *frame;
 	u8 *staging;			/* VNET_STAGING_SIZE bytes */
 	u8 *seg;			/* bulk transfers land here, or NULL */
@@ -171,6 +175,11 @@ struct vnet_fw_ep {
 	 * is still to come.)  Cleared by the host on every load.
 	 */
 	bool served;
+	/*
+	 * nic->now when it was served first since its load, published
+	 * before served: how long a load takes to pay off (residency.h).
+	 */
+	u64 served_at;
 	/*
 	 * Set by the host while it evicts the endpoint: nothing is delivered
 	 * into it and its NACKed messages are not retransmitted, so its

@@ -1008,4 +1008,94 @@ TEST(fault_times_add_up)
 	EXPECT_LT(0, after[5]);
 }
 
+/* Until the NIC's faults and served loads stop changing, 2 s at most. */
+static void settle_paging(void)
+{
+	long long f = -1, w = -1;
+	double deadline = vnet_now() + 2;
+
+	while (vnet_now() < deadline) {
+		long long f2 = vnet_nic_attr("faults");
+		long long w2 = vnet_nic_attr("serve_waits");
+
+		if (f2 == f && w2 == w)
+			return;
+		f = f2;
+		w = w2;
+		usleep(100 * 1000);
+	}
+}
+
+/*
+ * What a load waits before it pays off: counted for the loads that were
+ * served (a message moved into or out of the endpoint), once each, and
+ * never for one that was only touched.
+ */
+TEST(serve_waits_count_served_loads)
+{
+	long long frames = vnet_nic_attr("frames"), waits, wait_ns, faults;
+	struct vnet_endpoint ep[2 * 64];
+	double start, elapsed;
+	int i, round;
+
+	ASSERT_LT(0, frames);
+	ASSERT_GE(64, frames);
+	waits = vnet_nic_attr("serve_waits");
+	wait_ns = vnet_nic_attr("serve_wait_ns");
+	faults = vnet_nic_attr("faults");
+	start = vnet_now();
+	ASSERT_LE(0, waits);
+	ASSERT_LE(0, wait_ns);
+	for (i = 0; i < 2 * frames; i++) {
+		ASSERT_EQ(0, vnet_endpoint_open(&ep[i], 0));
+		ASSERT_EQ(0, vnet_endpoint_set_tag(&ep[i], TEST_TAG));
+		ASSERT_EQ(0, vnet_endpoint_map(&ep[i], 0, ep[i].name,
+					       TEST_TAG));
+	}
+	/* Each sends itself a message: the firmware serves it. */
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < 2 * frames; i++) {
+			struct vnet_desc d = vnet_short(1, 0, round, i);
+
+			ASSERT_EQ(0, vnet_endpoint_post(&ep[i],
+							VNET_Q_REQ_SEND, &d,
+							NULL, 0));
+			usleep(2000);
+		}
+	waits = vnet_nic_attr("serve_waits") - waits;
+	wait_ns = vnet_nic_attr("serve_wait_ns") - wait_ns;
+	faults = vnet_nic_attr("faults") - faults;
+	elapsed = vnet_now() - start;
+	TH_LOG("%lld loads, %lld seen served, %lld us from load to service each",
+	       faults, waits, waits ? wait_ns / waits / 1000 : 0);
+	/*
+	 * A load is seen when a later fault finds no free frame: all but
+	 * those of the last round still in their frames.
+	 */
+	EXPECT_LE(faults - frames, waits);
+	EXPECT_GE(faults, waits);
+	/* Waits in ns, none longer than the whole run. */
+	EXPECT_LT(0, wait_ns);
+	EXPECT_GT(elapsed * 1e9, (double)wait_ns / (waits ? waits : 1));
+
+	/*
+	 * Touched, not served: loads, but none counts -- once a first pass
+	 * has seen the last round's loads out, and a message left behind
+	 * by an endpoint evicted before it went has been faulted back in
+	 * and moved.
+	 */
+	for (i = 0; i < 2 * frames; i++)
+		vnet_touch(&ep[i]);
+	settle_paging();
+	waits = vnet_nic_attr("serve_waits");
+	faults = vnet_nic_attr("faults");
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < 2 * frames; i++)
+			vnet_touch(&ep[i]);
+	EXPECT_LT(0, vnet_nic_attr("faults") - faults);
+	EXPECT_EQ(waits, vnet_nic_attr("serve_waits"));
+	for (i = 0; i < 2 * frames; i++)
+		vnet_endpoint_close(&ep[i]);
+}
+
 TEST_HARNESS_MAIN

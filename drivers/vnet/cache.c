@@ -132,8 +132,6 @@ static void vnet_ep_set_state(struct vnet_ep *ep, enum vnet_ep_state to,
 	case VNET_EP_RESIDENT:
 		nic->frame_ep[ep->frame] = ep;
 		WRITE_ONCE(nic->resident, nic->resident + 1);
-		if (from == VNET_EP_LOADING)
-			ep->loaded_at = ktime_get_ns();
 		vnet_cache_frames_changed(nic);
 		break;
 	case VNET_EP_UNLOADING:
@@ -198,6 +196,33 @@ static void vnet_cache_tune(struct vnet_nic *nic)
 }
 
 /*
+ * Whether @ep was served since its load; the first time the firmware says
+ * so, how long its frame waited for that, part of what the load cost, goes
+ * into the counters.  The firmware stamps it in its own clock, in us, at
+ * the start of its turn: a load served in the round that found it can
+ * look served a few us before it was loaded, and waited nothing.
+ */
+static bool vnet_cache_sample_served(struct vnet_nic *nic, struct vnet_ep *ep)
+{
+	u64 served_at, loaded_at, wait = 0;
+
+	lockdep_assert_held(&nic->lock);
+	if (ep->serve_sampled)
+		return true;
+	/* Pairs with the firmware's release of served after served_at. */
+	if (!smp_load_acquire(&ep->fw.served))
+		return false;
+	served_at = READ_ONCE(ep->fw.served_at);
+	loaded_at = div_u64(ep->loaded_at, NSEC_PER_USEC);
+	if (served_at > loaded_at)
+		wait = (served_at - loaded_at) * NSEC_PER_USEC;
+	ep->serve_sampled = true;
+	nic->serve_waits++;
+	nic->serve_wait_ns += wait;
+	return true;
+}
+
+/*
  * The resident endpoint to evict at @now, or NULL and in *@retry_at when
  * one may go.  The firmware stamps activity in its own clock, in us.
  */
@@ -217,7 +242,7 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic, u64 now,
 		rf->present = ep && ep->state == VNET_EP_RESIDENT;
 		if (!rf->present)
 			continue;
-		rf->served = READ_ONCE(ep->fw.served);
+		rf->served = vnet_cache_sample_served(nic, ep);
 		rf->queued = vnet_fw_sends_pending(&ep->fw, frame) ||
 			     vnet_fw_recv_pending(frame);
 		rf->loaded_at = ep->loaded_at;
@@ -384,21 +409,26 @@ static void vnet_cache_load(struct vnet_ep *ep, int f)
 {
 	struct vnet_nic *nic = ep->nic;
 	struct vnet_frame *frame = vnet_frame_addr(nic, f);
+	u64 loaded_at;
 
 	vnet_cache_delay(nic);
 	memcpy(frame, ep->image, VNET_FRAME_SIZE);
 	vnet_fw_frame_restore(&ep->fw, frame);
 	WRITE_ONCE(ep->fw.served, false);
+	/* From here a firmware round may find it, and serve it. */
+	loaded_at = ktime_get_ns();
 	/*
 	 * Publish the copied image before the firmware can find it, through
 	 * either the frame table or a lookup of the endpoint.
 	 */
 	smp_store_release(&ep->fw.frame, frame);
-	/* Pairs with the firmware's READ_ONCE() of the frame owner. */
+	/* Pairs with the firmware's acquire of the frame owner's frame. */
 	smp_store_release(&nic->fw_frame_owner[f], &ep->fw);
 
 	spin_lock(&nic->lock);
 	vnet_ep_set_state(ep, VNET_EP_RESIDENT, f);
+	ep->loaded_at = loaded_at;
+	ep->serve_sampled = false;
 	spin_unlock(&nic->lock);
 	wake_up_all(&ep->state_wq);
 	vnet_card_doorbell(nic);
@@ -551,7 +581,8 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 	}
 	if (victim) {
 		t.victim = victim->index;
-		t.victim_served = READ_ONCE(victim->fw.served);
+		/* As the policy saw it: a victim counts as one or the other. */
+		t.victim_served = victim->serve_sampled;
 	}
 	spin_unlock(&nic->lock);
 

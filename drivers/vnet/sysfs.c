@@ -123,6 +123,8 @@ static struct dev_ext_attribute vnet_nic_counters[] = {
 	VNET_NIC_COUNTER(unload_ns, unload_ns),
 	VNET_NIC_COUNTER(load_ns, load_ns),
 	VNET_NIC_COUNTER(evicted_unserved, evicted_unserved),
+	VNET_NIC_COUNTER(serve_waits, serve_waits),
+	VNET_NIC_COUNTER(serve_wait_ns, serve_wait_ns),
 };
 
 static struct attribute *vnet_nic_counter_attrs[ARRAY_SIZE(vnet_nic_counters) + 1];

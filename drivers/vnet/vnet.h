@@ -106,6 +106,8 @@ struct vnet_nic {
 	u64 unload_ns;
 	u64 load_ns;
 	u64 evicted_unserved;		/* victims that aged, never served */
+	u64 serve_waits;		/* loads seen served, while frames ran short */
+	u64 serve_wait_ns;		/* from their load to being served */
 
 	struct xarray eps;		/* index -> vnet_ep, xa_lock */
 	atomic_t nr_eps;
@@ -163,6 +165,7 @@ struct vnet_ep {
 	enum vnet_ep_state state;	/* nic->lock */
 	int frame;			/* nic->lock; -1 unless in a frame */
 	bool dead;			/* nic->lock; closing, never faults again */
+	bool serve_sampled;		/* nic->lock; this load, in serve_wait_ns */
 	unsigned long flags;		/* VNET_EP_UNLISTED */
 	u64 faults;			/* nic->lock */
 	u64 evictions;			/* nic->lock */

@@ -568,7 +568,8 @@ TEST_F(nic, nonresident_destination_is_faulted_in)
 
 /*
  * The cache keeps a newcomer until it is served: a local exchange serves
- * both ends at once, and nobody else.
+ * both ends at once, and nobody else.  The first service since a load is
+ * stamped, so the host learns how long a load waited to pay off.
  */
 TEST_F(nic, local_exchange_serves_both_ends)
 {
@@ -578,24 +579,38 @@ TEST_F(nic, local_exchange_serves_both_ends)
 	for (i = 0; i < 8; i++)
 		EXPECT_FALSE(self->sim.ep[i].fw.served);
 	sim_map(&self->sim, 0, 0, 0, 4, TAG + 4);
+	self->sim.now = 1000;
 	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
 	ASSERT_EQ(1, sim_run(&self->sim, 10));
 	EXPECT_TRUE(self->sim.ep[0].fw.served);
 	EXPECT_TRUE(self->sim.ep[4].fw.served);
+	EXPECT_EQ(1000, self->sim.ep[0].fw.served_at);
+	EXPECT_EQ(1000, self->sim.ep[4].fw.served_at);
 	for (i = 1; i < 8; i++)
 		if (i != 4)
 			EXPECT_FALSE(self->sim.ep[i].fw.served);
 
+	/* Served again in the same residency: the first time stays. */
+	self->sim.now = 2000;
+	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+	ASSERT_EQ(1, sim_run(&self->sim, 10));
+	EXPECT_EQ(1000, self->sim.ep[0].fw.served_at);
+	EXPECT_EQ(1000, self->sim.ep[4].fw.served_at);
+
 	/* Held for a destination off the card: the sender is not served. */
 	sim_unload(&self->sim, 4);
 	sim_load(&self->sim, 0);
+	self->sim.now = 3000;
 	ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
 	EXPECT_EQ(0, sim_run(&self->sim, 10));
 	EXPECT_FALSE(self->sim.ep[0].fw.served);
 	sim_load(&self->sim, 4);
+	self->sim.now = 5000;
 	EXPECT_EQ(1, sim_run(&self->sim, 10));
 	EXPECT_TRUE(self->sim.ep[0].fw.served);
 	EXPECT_TRUE(self->sim.ep[4].fw.served);
+	EXPECT_EQ(5000, self->sim.ep[0].fw.served_at);
+	EXPECT_EQ(5000, self->sim.ep[4].fw.served_at);
 }
 
 TEST_F(nic, bogus_indices_are_contained)

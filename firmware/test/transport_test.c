@@ -317,12 +317,14 @@ TEST_F(pair, remote_returns_carry_the_reason)
 
 /*
  * Across the wire only the receiver is served: the sender's reply is a
- * round trip away, and the cache must keep it for that.
+ * round trip away, and the cache must keep it for that.  The receiver's
+ * first service since its load is stamped with its NIC's clock.
  */
 TEST_F(pair, wire_delivery_serves_only_the_receiver)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
 	struct vnet_desc d = sim_request(1);
+	u64 posted = self->net.now, first;
 
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	sim_net_run_for(&self->net, 1000);
@@ -331,6 +333,15 @@ TEST_F(pair, wire_delivery_serves_only_the_receiver)
 	EXPECT_FALSE(a->ep[0].fw.served);
 	EXPECT_TRUE(b->ep[1].fw.served);
 	EXPECT_FALSE(b->ep[0].fw.served);
+	first = b->ep[1].fw.served_at;
+	EXPECT_LE(posted, first);
+	EXPECT_GE(self->net.now, first);
+
+	/* A second delivery in the same residency keeps the first stamp. */
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 1000);
+	EXPECT_EQ(2, b->ep[1].fw.stats.received);
+	EXPECT_EQ(first, b->ep[1].fw.served_at);
 }
 
 TEST_F(pair, medium_payload_and_mtu)

@@ -41,6 +41,9 @@ const struct vnetctl_col vnetctl_cols[] = {
 	/* Victims evicted before any message was delivered to them. */
 	{ "UNSERVED%", "unserved_victims_pct", "evicted_unserved", "evictions",
 	  100 },
+	/* From a load to being served (design.rst): what a load waits. */
+	{ "SERVE_US", "mean_serve_wait_us", "serve_wait_ns", "serve_waits",
+	  NS_TO_US },
 };
 
 const size_t vnetctl_nr_cols = ARRAY_SIZE(vnetctl_cols);
