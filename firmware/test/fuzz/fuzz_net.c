@@ -389,15 +389,17 @@ static void fz_check_entry(struct fz_net *f, u32 nic, u32 ep, unsigned int q,
 /* Take @n, below @limit, if it was not taken yet. */
 static bool fz_window_take(struct fz_window *w, u32 n, u32 limit)
 {
-	if (n < w->base || n >= limit || n - w->base >= 64 ||
-	    (w->mask & (1ULL << (n - w->base))))
+	if (n >= limit || n >= FZ_NUMBERS ||
+	    (w->taken[n / 64] >> (n % 64) & 1))
 		return false;
-	w->mask |= 1ULL << (n - w->base);
-	while (w->mask & 1) {
-		w->mask >>= 1;
-		w->base++;
-	}
+	w->taken[n / 64] |= 1ULL << (n % 64);
 	return true;
+}
+
+/* Is @c's traffic across the wire, while the wire has faults? */
+static bool fz_faulty(const struct fz_net *f, const struct fz_client *c)
+{
+	return f->faults && c && c->dst[0].nic != c->nic;
 }
 
 /* A message of @len bytes at @p with seed @seed, whole? */
@@ -458,14 +460,35 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
 					       d->len, seed, "medium request");
 			/*
 			 * A forger that has the server's tag may write into
-			 * its segment too, as anyone may who has it.
+			 * its segment too, as anyone may who has it.  Across
+			 * a faulty wire, a client whose request came back
+			 * although it was taken (its ACKs lost) writes the
+			 * same place again with a later one.
 			 */
-			else if ((d->flags & VNET_DESC_XFER) && f->peer_live)
+			else if ((d->flags & VNET_DESC_XFER) && f->peer_live &&
+				 !fz_faulty(f, fz_client(d->peer.nic,
+							 d->peer.ep)))
 				fz_check_bytes(s->ep[ep].fw.seg + d->offset,
 					       d->len, seed, "bulk request");
 		}
 		sim_consume(s, ep, VNET_Q_REQ_RECV);
 	}
+}
+
+/*
+ * A server's reply to request @n of @to came back to it: across a faulty
+ * wire, that settles the request for an exact client, which hears of
+ * neither.
+ */
+static void fz_reply_returned(struct fz_net *f, struct vnet_name to, u32 n)
+{
+	struct fz_user *u;
+
+	if (!fz_exact_name(f, to) || !fz_faulty(f, fz_client(to.nic, to.ep)))
+		return;
+	u = &f->user[to.nic][to.ep];
+	if (fz_window_take(&u->settled, n, u->posted))
+		u->resolved++;
 }
 
 /* Read @ep's replies and returns, checking an exact client's hardest. */
@@ -492,15 +515,26 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 		fz_check_entry(f, nic, ep, VNET_Q_REP_RECV, d);
 		if (d->flags & VNET_DESC_RETURNED) {
 			/* Our own reply or request, with our own bytes. */
-			fz_assert(!fz_exact(f, c), "%u/%u got a return, reason %u",
+			fz_assert(!fz_exact(f, c) ||
+				  (fz_faulty(f, c) &&
+				   (d->status == VNET_RET_UNREACHABLE ||
+				    d->status == VNET_RET_BUSY)),
+				  "%u/%u got a return, reason %u",
 				  nic, ep, d->status);
 			if (d->len && !(d->flags & VNET_DESC_FROM_SEG))
 				fz_check_bytes(p, d->len,
 					       reply ? fz_seed(d->peer, n, true) :
 						       fz_seed(me, n, false),
 					       "returned message");
-			if (!reply && u->resolved < u->posted)
+			if (reply) {
+				fz_reply_returned(f, d->peer, n);
+			} else if (fz_exact(f, c)) {
+				/* Its reply may have come first. */
+				if (fz_window_take(&u->settled, n, u->posted))
+					u->resolved++;
+			} else if (u->resolved < u->posted) {
 				u->resolved++;
+			}
 			goto next;
 		}
 		if (!c)
@@ -516,7 +550,9 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 		fz_assert(fz_window_take(&u->replied, n, u->posted),
 			  "%u/%u: reply %u again, or to nothing (%u sent)",
 			  nic, ep, n, u->posted);
-		u->resolved++;
+		/* Across a faulty wire, its request may have come back first. */
+		if (fz_window_take(&u->settled, n, u->posted))
+			u->resolved++;
 		if (d->flags & VNET_DESC_MEDIUM)
 			fz_check_bytes(p, d->len, fz_seed(me, n, true), "reply");
 next:
@@ -530,7 +566,7 @@ static void fz_post(struct fz_net *f, const struct fz_client *c)
 	struct sim_nic *s = f->net.nic[c->nic];
 
 	if (!f->posting || f->mute[c->nic][c->ep] ||
-	    u->posted - u->resolved >= FZ_OUT)
+	    u->posted - u->resolved >= FZ_OUT || u->posted >= FZ_NUMBERS)
 		return;
 	fz_touch(s, c->ep);
 	do {
@@ -540,7 +576,7 @@ static void fz_post(struct fz_net *f, const struct fz_client *c)
 		if (sim_post(s, c->ep, VNET_Q_REQ_SEND, &d, payload))
 			break;
 		u->posted++;
-	} while (u->posted - u->resolved < FZ_OUT);
+	} while (u->posted - u->resolved < FZ_OUT && u->posted < FZ_NUMBERS);
 }
 
 /* Every user does what it does once a step. */
@@ -860,9 +896,11 @@ static void fz_dump(struct fz_net *f)
 			const struct vnet_fw_ep *ep = &f->net.nic[i]->ep[j].fw;
 			const struct fz_user *u = &f->user[i][j];
 
-			fprintf(stderr, "  ep %u: idle %d, %u/%u resolved, %u unresolved, train_head %#x\n",
+			fprintf(stderr, "  ep %u: idle %d, %u/%u resolved, %u unresolved, train_head %#x done %#x, %s, %u faults asked\n",
 				j, fz_user_idle(f, i, j), u->resolved,
-				u->posted, ep->unresolved, ep->train_head);
+				u->posted, ep->unresolved, ep->train_head,
+				ep->train_done, ep->frame ? "on the card" : "off",
+				f->net.nic[i]->faults_requested[j]);
 		}
 	}
 }

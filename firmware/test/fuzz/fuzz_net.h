@@ -38,14 +38,16 @@
 enum { FZ_A, FZ_B, FZ_C, FZ_D, FZ_S };	/* endpoints of NIC 0 */
 enum { FZ_E, FZ_F, FZ_G, FZ_H };	/* endpoints of NIC 1 */
 
+/* Requests a client posts at most in one input. */
+#define FZ_NUMBERS	8192
+
 /*
- * Numbers from 0 up, each taken once, in any order: those below base,
- * and base + i for each bit i of mask.  Messages on different channels
- * overtake each other.
+ * Numbers from 0 up, each taken once, in any order: messages on
+ * different channels overtake each other, and across a faulty wire some
+ * never come at all.
  */
 struct fz_window {
-	u32 base;
-	u64 mask;
+	u64 taken[FZ_NUMBERS / 64];
 };
 
 struct fz_user {
@@ -53,6 +55,11 @@ struct fz_user {
 	u32 resolved;			/* of those, replied to or returned */
 	struct fz_window replied;	/* an exact client's replies */
 	struct fz_window served;	/* its requests, as its server took them */
+	/*
+	 * An exact client's requests replied to -- or, across a faulty
+	 * wire, returned to it, or their replies returned to the server.
+	 */
+	struct fz_window settled;
 	bool hostile;			/* its memory is the fuzzer's */
 	/* Talks to a hostile endpoint, which may hold its queue for ever. */
 	bool tainted;
@@ -65,6 +72,15 @@ struct fz_net {
 	bool peer_live;			/* NIC 1's users run and it answers */
 	bool posting;			/* clients post new requests */
 	bool mute[FZ_NICS][FZ_EPS];	/* clients that post nothing */
+	/*
+	 * The wire lost, duplicated, reordered or corrupted packets, a link
+	 * went down or a route was deleted: an exact client across the wire
+	 * may have a request come back unreachable or busy -- taken or not,
+	 * its ACKs lost -- and its reply may still come, or go back to the
+	 * server.  Each request is still served at most once, replied to at
+	 * most once, and settled (replied to, or either returned) once.
+	 */
+	bool faults;
 };
 
 /*
@@ -77,6 +93,9 @@ struct fz_net {
 #define WIRE_STRANGER	0x80	/* ctl: from an address no route has */
 #define USER_OP		0x07	/* op: what; the bits above, steps */
 #define USER_STEPS_SHIFT 3
+
+/* cluster_fuzz.c: a record is an op and its argument, two bytes. */
+enum cluster_op { C_RUN, C_FAULTS, C_LINK, C_MOVE, C_ROUTE, C_MUTE, C_NR };
 
 /* U_NONE is in no input: what an op becomes once A is closed. */
 enum user_op { U_FRAME, U_STAGING, U_POST, U_INDEX, U_SEG, U_SET_SEG, U_RUN,

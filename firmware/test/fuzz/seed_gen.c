@@ -13,7 +13,12 @@
  * user_fuzz: hostile users, each with an op or two of every kind
  * (user_fuzz.c) between stretches of the usual traffic.
  *
- *   seed_gen DIR     writes DIR/wire_fuzz/ and DIR/user_fuzz/
+ * cluster_fuzz: each kind of event (cluster_fuzz.c) between stretches
+ * of traffic: moves, a lossy wire, a link cut, a route deleted and
+ * added again, a client silent for a while.
+ *
+ *   seed_gen DIR     writes DIR/wire_fuzz/, DIR/user_fuzz/ and
+ *                    DIR/cluster_fuzz/
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -438,6 +443,61 @@ static void gen_user(const char *dir)
 	free(b.data);
 }
 
+/* A cluster_fuzz record. */
+static void gen_c(struct gen_buf *b, enum cluster_op op, u8 arg)
+{
+	u8 rec[2] = { op, arg };
+
+	gen_put(b, rec, sizeof(rec));
+}
+
+/* cluster_fuzz: each kind of event, between stretches of traffic. */
+static void gen_cluster(const char *dir)
+{
+	struct gen_buf b = {};
+	u32 i;
+
+	for (i = 0; i < 4; i++)
+		gen_c(&b, C_RUN, 63);
+	gen_write(dir, "cluster_fuzz", "traffic", &b);
+	b.len = 0;
+	for (i = 0; i < 2 * FZ_EPS; i++) {
+		gen_c(&b, C_RUN, 20);
+		gen_c(&b, C_MOVE, i);
+	}
+	gen_write(dir, "cluster_fuzz", "moves", &b);
+	b.len = 0;
+	/* 5% loss, 1% duplicated, 5% reordered, 1% corrupt. */
+	gen_c(&b, C_FAULTS, 2 | 1 << 2 | 2 << 4 | 1 << 6);
+	for (i = 0; i < 4; i++) {
+		gen_c(&b, C_RUN, 63);
+		gen_c(&b, C_MOVE, 2 * i);
+	}
+	gen_write(dir, "cluster_fuzz", "lossy", &b);
+	b.len = 0;
+	gen_c(&b, C_RUN, 30);
+	gen_c(&b, C_LINK, 1 | 2);
+	gen_c(&b, C_RUN, 64 | 8);
+	gen_c(&b, C_LINK, 1);
+	gen_c(&b, C_RUN, 63);
+	gen_write(dir, "cluster_fuzz", "link_cut", &b);
+	b.len = 0;
+	gen_c(&b, C_RUN, 30);
+	gen_c(&b, C_ROUTE, 0 | 2);
+	gen_c(&b, C_RUN, 64 | 2);
+	gen_c(&b, C_ROUTE, 0);
+	gen_c(&b, C_RUN, 63);
+	gen_write(dir, "cluster_fuzz", "route", &b);
+	b.len = 0;
+	gen_c(&b, C_MUTE, 2 * FZ_C);
+	gen_c(&b, C_RUN, 40);
+	gen_c(&b, C_MOVE, 2 * FZ_D);
+	gen_c(&b, C_MUTE, 2 * FZ_C);
+	gen_c(&b, C_RUN, 63);
+	gen_write(dir, "cluster_fuzz", "mute", &b);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -458,5 +518,6 @@ int main(int argc, char **argv)
 	gen_answers(argv[1]);
 	gen_trains(argv[1]);
 	gen_user(argv[1]);
+	gen_cluster(argv[1]);
 	return 0;
 }
