@@ -147,8 +147,17 @@ void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	 * only when back, and its library takes a consumed entry for a
 	 * resolved one (libvnet, amv_xfer_seg()).
 	 */
-	if (ch->from_seg && ch->src && to == VNET_CHAN_FREE)
+	if (ch->from_seg && ch->src && to == VNET_CHAN_FREE) {
 		ch->src->train_done |= VNET_FW_QUEUE_BIT(ch->queue);
+		/*
+		 * Only a round that finds it on the card retires the entry:
+		 * a sender evicted while its train went on is brought back
+		 * for it, as for a return, or its queue waits behind the
+		 * entry until something else does.
+		 */
+		if (!fw_read_once(ch->src->frame))
+			nic->ops->request_fault(nic->ctx, ch->src);
+	}
 	switch (to) {
 	case VNET_CHAN_INFLIGHT:
 		if (from == VNET_CHAN_FREE)

@@ -37,7 +37,11 @@ static struct vnet_fw_ep *vnet_card_lookup(void *ctx, u32 ep_index)
 
 static void vnet_card_request_fault(void *ctx, struct vnet_fw_ep *fw)
 {
-	/* The firmware only sees endpoints still in nic->eps: alive. */
+	/*
+	 * Alive: the firmware names endpoints it finds in nic->eps, or a
+	 * channel's sender, which vnet_fw_ep_forget() takes off every
+	 * channel, under fw_lock, before the endpoint's last reference goes.
+	 */
 	vnet_ep_queue_fault(container_of(fw, struct vnet_ep, fw));
 }
 

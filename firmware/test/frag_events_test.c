@@ -161,6 +161,36 @@ TEST_F(train, sender_moves_halfway)
 }
 
 /*
+ * The train ends, delivered, with its sender off the card: only a round
+ * that finds the sender on the card consumes its send entry, so the
+ * firmware asks for it back, as for a return -- else its queue would
+ * wait behind the entry until its user touched the frame.
+ */
+TEST_F(train, sender_away_at_the_end_is_asked_back)
+{
+	u32 asked;
+
+	self->a->auto_fault = false;
+	send_xfer(_metadata, self, 15);
+	until_frags(_metadata, self, 40);
+	self->a->ep[0].fw.moving = true;
+	while (self->a->ep[0].fw.unresolved)
+		sim_net_step(&self->net, 20);
+	sim_unload(self->a, 0);
+	self->a->ep[0].fw.moving = false;
+	asked = self->a->faults_requested[0];
+	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
+	sim_net_run_for(&self->net, 2 * self->a->fw.quantum);
+	EXPECT_LT(asked, self->a->faults_requested[0]);
+	EXPECT_EQ(0, self->a->ep[0].frame->cons[VNET_Q_REQ_SEND].val);
+
+	sim_load(self->a, 0);
+	sim_net_run_for(&self->net, 1000);
+	EXPECT_EQ(1, self->a->ep[0].frame->cons[VNET_Q_REQ_SEND].val);
+	expect_whole(_metadata, self, 15);
+}
+
+/*
  * The sender moves for longer than the receiver keeps a train: the
  * receiver drops it, the next fragment is NACKed RESTART and the train
  * starts over; the message arrives once, whole.
