@@ -75,6 +75,24 @@ static bool returned(struct sim_net *net, void *arg)
 	return sim_peek(net->nic[0], 0, VNET_Q_REP_RECV);
 }
 
+/*
+ * Train @seed from a's client is 40 fragments in when the client moves
+ * off the card the host's way: flushed, then unloaded, with its own
+ * faults left to the test.
+ */
+static void sender_off_card_halfway(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(train) *self, u32 seed)
+{
+	self->a->auto_fault = false;
+	send_xfer(_metadata, self, seed);
+	until_frags(_metadata, self, 40);
+	self->a->ep[0].fw.moving = true;
+	while (self->a->ep[0].fw.unresolved)
+		sim_net_step(&self->net, 20);
+	sim_unload(self->a, 0);
+	self->a->ep[0].fw.moving = false;
+}
+
 /* The one message b received: whole, then gone from the queue. */
 static void expect_whole(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(train) *self, u32 seed)
@@ -170,14 +188,7 @@ TEST_F(train, sender_away_at_the_end_is_asked_back)
 {
 	u32 asked;
 
-	self->a->auto_fault = false;
-	send_xfer(_metadata, self, 15);
-	until_frags(_metadata, self, 40);
-	self->a->ep[0].fw.moving = true;
-	while (self->a->ep[0].fw.unresolved)
-		sim_net_step(&self->net, 20);
-	sim_unload(self->a, 0);
-	self->a->ep[0].fw.moving = false;
+	sender_off_card_halfway(_metadata, self, 15);
 	asked = self->a->faults_requested[0];
 	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
 	sim_net_run_for(&self->net, 2 * self->a->fw.quantum);
@@ -478,14 +489,7 @@ TEST_F(train, sender_off_card_gets_its_return_before_its_entry)
 	u32 cons = 0;
 	u64 start;
 
-	self->a->auto_fault = false;
-	send_xfer(_metadata, self, 14);
-	until_frags(_metadata, self, 40);
-	self->a->ep[0].fw.moving = true;
-	while (self->a->ep[0].fw.unresolved)
-		sim_net_step(&self->net, 20);
-	sim_unload(self->a, 0);
-	self->a->ep[0].fw.moving = false;
+	sender_off_card_halfway(_metadata, self, 14);
 	ASSERT_TRUE(vnet_fw_route_del(&self->a->fw, 1, self->net.now));
 	sim_net_run_for(&self->net, 10 * self->a->fw.quantum);
 	EXPECT_EQ(0, self->a->ep[0].frame->cons[VNET_Q_REQ_SEND].val);
