@@ -210,34 +210,47 @@ TEST_F(forger, one_peer_holds_half_the_train_slots)
 	EXPECT_TRUE(frag_same(b->ep[1].fw.seg, 100000, 3));
 }
 
+/* The next of @bad, a copy of @from for the caller to spoil. */
+static struct frag_spec *add_bad(struct frag_spec *bad, u32 *n,
+				 const struct frag_spec *from)
+{
+	bad[*n] = *from;
+	return &bad[(*n)++];
+}
+
 /* Fragment headers that say something impossible: bad frames, no effect. */
 TEST_F(forger, malformed_fragments_are_bad_frames)
 {
 	struct sim_nic *b = self->b;
-	struct frag_spec ok = first(self, 5000, FMIN), bad[20];
+	struct frag_spec ok = first(self, 5000, FMIN), bad[20], nx, *s;
 	static u8 buf[VNET_WIRE_MAX];
 	u32 i, n = 0, len;
 
-	bad[n] = ok, bad[n++].fflags |= 0x04;
-	bad[n] = ok, bad[n++].reserved = 1;
-	bad[n] = ok, bad[n++].len = 0;
-	bad[n] = ok, bad[n].msg_len = 20000, bad[n++].len = VNET_MEDIUM_MAX + 1;
-	bad[n] = ok, bad[n++].csum = 1;
-	bad[n] = ok, bad[n++].offset = 8;
-	bad[n] = ok, bad[n++].fflags |= VNET_FRAG_LAST;
-	bad[n] = ok, bad[n++].train = ok.seq + 1;
-	bad[n] = ok, bad[n++].len = 5000;
-	bad[n] = ok, bad[n++].msg_flags = 0;
-	bad[n] = ok, bad[n].msg_flags = VNET_DESC_MEDIUM,
-		bad[n++].msg_len = VNET_MEDIUM_MAX + 1;
-	bad[n] = ok, bad[n++].msg_len = VNET_XFER_MAX + 1;
-	bad[n] = ok, bad[n++].msg_flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
-	bad[n] = next(&ok, FMIN, false), bad[n++].offset = 0;
-	bad[n] = next(&ok, FMIN, false), bad[n++].offset = VNET_XFER_MAX;
+	add_bad(bad, &n, &ok)->fflags |= 0x04;
+	add_bad(bad, &n, &ok)->reserved = 1;
+	add_bad(bad, &n, &ok)->len = 0;
+	s = add_bad(bad, &n, &ok);
+	s->msg_len = 20000;
+	s->len = VNET_MEDIUM_MAX + 1;
+	add_bad(bad, &n, &ok)->csum = 1;
+	add_bad(bad, &n, &ok)->offset = 8;
+	add_bad(bad, &n, &ok)->fflags |= VNET_FRAG_LAST;
+	add_bad(bad, &n, &ok)->train = ok.seq + 1;
+	add_bad(bad, &n, &ok)->len = 5000;
+	add_bad(bad, &n, &ok)->msg_flags = 0;
+	s = add_bad(bad, &n, &ok);
+	s->msg_flags = VNET_DESC_MEDIUM;
+	s->msg_len = VNET_MEDIUM_MAX + 1;
+	add_bad(bad, &n, &ok)->msg_len = VNET_XFER_MAX + 1;
+	add_bad(bad, &n, &ok)->msg_flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
+	nx = next(&ok, FMIN, false);
+	add_bad(bad, &n, &nx)->offset = 0;
+	add_bad(bad, &n, &nx)->offset = VNET_XFER_MAX;
 	/* Shorter than any link that carries trains makes one, not last. */
-	bad[n] = ok, bad[n++].len = FMIN - 1;
-	bad[n++] = next(&ok, FMIN - 1, false);
-	bad[n] = ok, bad[n++].hflags |= 0x02;
+	add_bad(bad, &n, &ok)->len = FMIN - 1;
+	nx = next(&ok, FMIN - 1, false);
+	add_bad(bad, &n, &nx);
+	add_bad(bad, &n, &ok)->hflags |= 0x02;
 	for (i = 0; i < n; i++)
 		send_frag(self, &bad[i]);
 	EXPECT_EQ(n, b->fw.stats.bad_frames);
@@ -272,21 +285,23 @@ TEST_F(forger, fragments_that_do_not_follow_drop_the_train)
 	l = next(&m, 3000 - FMIN, true);
 	l.csum = crc;
 
-	bad[n] = m, bad[n++].offset = FMIN + 500;	/* a gap */
-	bad[n] = m, bad[n++].offset = FMIN - 500;	/* an overlap */
-	bad[n] = m, bad[n++].train = s.seq - 5;		/* another train */
-	bad[n] = m, bad[n++].len = 4000;		/* past the end */
-	bad[n] = m, bad[n++].fflags = VNET_FRAG_LAST;	/* not the end */
-	bad[n++] = l;					/* wrong CRC below */
-	bad[n - 1].csum = crc + 1;
+	add_bad(bad, &n, &m)->offset = FMIN + 500;	/* a gap */
+	add_bad(bad, &n, &m)->offset = FMIN - 500;	/* an overlap */
+	add_bad(bad, &n, &m)->train = s.seq - 5;	/* another train */
+	add_bad(bad, &n, &m)->len = 4000;		/* past the end */
+	add_bad(bad, &n, &m)->fflags = VNET_FRAG_LAST;	/* not the end */
+	add_bad(bad, &n, &l)->csum = crc + 1;		/* wrong CRC */
 	for (i = 0; i < n; i++) {
 		struct frag_spec f = s, g = m, h = bad[i];
 		u32 shift = self->seq - s.seq;
 
 		/* Each try is a new train at the number b expects now. */
-		f.seq += shift, f.train += shift;
-		g.seq += shift, g.train += shift;
-		h.seq += shift, h.train += shift;
+		f.seq += shift;
+		f.train += shift;
+		g.seq += shift;
+		g.train += shift;
+		h.seq += shift;
+		h.train += shift;
 		send_frag(self, &f);
 		ASSERT_EQ(1, b->fw.trains_busy);
 		self->seq++;
@@ -303,7 +318,8 @@ TEST_F(forger, fragments_that_do_not_follow_drop_the_train)
 	EXPECT_EQ(NULL, sim_peek(b, 1, VNET_Q_REQ_RECV));
 
 	/* And one that follows, at the numbers b expects. */
-	s.seq = s.train = self->seq;
+	s.seq = self->seq;
+	s.train = self->seq;
 	m = next(&s, 2000, false);
 	l = next(&m, 3000 - FMIN, true);
 	l.csum = crc;
