@@ -129,6 +129,12 @@ static void sim_transport_init(struct sim_nic *sim, u32 max_peers)
 
 void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst)
 {
+	sim_init_peers(sim, nic_id, nr_eps, burst, SIM_MAX_PEERS);
+}
+
+void sim_init_peers(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst,
+		    u32 max_peers)
+{
 	u32 i;
 
 	vnet_fw_crc32c_init();
@@ -154,7 +160,7 @@ void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst)
 		vnet_fw_frame_init(&ep->fw, ep->frame);
 		ep->exists = true;
 	}
-	sim_transport_init(sim, SIM_MAX_PEERS);
+	sim_transport_init(sim, max_peers);
 }
 
 void sim_fini(struct sim_nic *sim)

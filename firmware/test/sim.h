@@ -50,6 +50,8 @@ struct sim_nic {
 #define SIM_TRAINS	32
 
 void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst);
+void sim_init_peers(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst,
+		    u32 max_peers);
 void sim_mac(u32 nic_id, u8 mac[6]);
 void sim_fini(struct sim_nic *sim);
 void sim_load(struct sim_nic *sim, u32 ep);

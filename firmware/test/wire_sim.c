@@ -139,9 +139,8 @@ void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 	sim_net_init_channels(net, nr_nics, eps_per_nic, seed, NULL);
 }
 
-/* As sim_net_init(), NIC i sending on @channels[i] channels per peer. */
-void sim_net_init_channels(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
-			   u32 seed, const u32 *channels)
+static void sim_net_build(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
+			  u32 seed, const u32 *channels, u32 max_peers)
 {
 	u32 i, j;
 
@@ -154,7 +153,7 @@ void sim_net_init_channels(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 	for (i = 0; i < nr_nics; i++) {
 		struct sim_nic *sim = calloc(1, sizeof(*sim));
 
-		sim_init(sim, i, eps_per_nic, 16);
+		sim_init_peers(sim, i, eps_per_nic, 16, max_peers);
 		if (channels) {
 			sim->fw.nchannels = channels[i];
 			/* Exactly that many, as the host allocates them. */
@@ -178,6 +177,24 @@ void sim_net_init_channels(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		}
 		net->nic[i] = sim;
 	}
+}
+
+/* As sim_net_init(), NIC i sending on @channels[i] channels per peer. */
+void sim_net_init_channels(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
+			   u32 seed, const u32 *channels)
+{
+	sim_net_build(net, nr_nics, eps_per_nic, seed, channels, SIM_MAX_PEERS);
+}
+
+/*
+ * As sim_net_init(), each NIC with room for @max_peers peers, not
+ * SIM_MAX_PEERS: a small cluster built afresh for every input (the
+ * fuzzers) need not allocate, fill and free 256 peers' channels each time.
+ */
+void sim_net_init_peers(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
+			u32 seed, u32 max_peers)
+{
+	sim_net_build(net, nr_nics, eps_per_nic, seed, NULL, max_peers);
 }
 
 void sim_net_fini(struct sim_net *net)

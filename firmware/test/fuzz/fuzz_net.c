@@ -22,6 +22,12 @@
  */
 #define FZ_MAX_RETRIES	4
 #define FZ_BUSY_QUANTA	10
+/*
+ * Peer slots: the NIC's one peer, and the routes cluster_fuzz deletes and
+ * adds again (a deleted route's slot stays taken until its channels have
+ * drained); past that a re-add fails, as on a full table.
+ */
+#define FZ_MAX_PEERS	8
 /* Far past what the slowest honest drain takes with these timeouts. */
 #define FZ_SETTLE_QUANTA 4000
 
@@ -253,7 +259,7 @@ void fz_init(struct fz_net *f, bool peer_live)
 	u32 i, j;
 
 	memset(f, 0, sizeof(*f));
-	sim_net_init(&f->net, FZ_NICS, FZ_EPS, 1);
+	sim_net_init_peers(&f->net, FZ_NICS, FZ_EPS, 1, FZ_MAX_PEERS);
 	f->peer_live = peer_live;
 	f->posting = true;
 	f->ops = *f->net.nic[0]->fw.ops;
