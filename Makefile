@@ -10,6 +10,7 @@
 # make check      host unit tests, a fuzz smoke run, sparse, the VM selftests
 # make fuzz       the firmware's fuzzers, FUZZ_SECONDS (600) each, one
 #                 after the other (firmware/test/fuzz/Makefile)
+# make fuzz-coverage  firmware/ reached by the unit tests and by the fuzzers
 # make check-cluster  the cluster selftest alone (part of make check)
 # make demo       boot a VM, load the module and show paging at work
 # make bench-mapd the mapper's convergence against node count, simulated
@@ -216,6 +217,13 @@ bench-mapd:
 .PHONY: fuzz
 fuzz:
 	$(MAKE) -C firmware/test/fuzz run $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
+
+# How much of firmware/ the unit tests and the fuzzers' inputs reach
+# (clang's source-based coverage); FUZZ_CORPUS=build/fuzz/run after make
+# fuzz counts what that run found.
+.PHONY: fuzz-coverage
+fuzz-coverage:
+	FUZZ_CORPUS=$(FUZZ_CORPUS) tools/testing/fuzz-coverage
 
 # The firmware's instructions per message, counted by callgrind on the
 # host simulation (firmware/test/fw_cost.c): repeatable where VM timings
