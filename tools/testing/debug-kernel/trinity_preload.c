@@ -4,9 +4,10 @@
  * at vnet.
  *
  * Trinity opens its victim files at start, with fopen() or open(), and
- * makes its system calls through syscall(3) with random arguments.  Unaided it reaches
- * little of /dev/vnet: a file with no endpoint refuses most commands, and
- * a random ioctl command is never one of vnet's.  So this shim
+ * makes its system calls through syscall(3) with random arguments.
+ * Unaided it reaches little of /dev/vnet: a file with no endpoint refuses
+ * most commands, and a random ioctl command is never one of vnet's.  So
+ * this shim
  *
  *  - puts each /dev/vnet file trinity opens into one of the states a
  *    process's file can be in, in turn: no endpoint; an endpoint; one with
@@ -16,15 +17,20 @@
  *    commands, chosen by trinity's random command, and keeps trinity's
  *    argument (a random value, or a pointer to random or unmapped memory);
  *  - sends each mmap of a /dev/vnet file with an endpoint, one in two, to
- *    an offset that file has (its frame's or its staging area's), with
- *    trinity's length, protection and flags or, one in two of those, the
- *    area's length and a shared read-write mapping, as a program maps it;
+ *    an offset that file has (its frame's or its staging area's): with
+ *    trinity's length, protection and flags, which vnet refuses for the
+ *    length (trinity asks for 4 KiB, 1 MiB or 2 MiB), or, one in two, as
+ *    a program maps it: the area's length, shared and read-write, inside
+ *    a reservation of trinity's length, which trinity goes on to use,
+ *    unmap and remap as its own;
  *
  * and counts what it did in memory shared with trinity's children.  The
  * main process prints the counts when it exits, on stderr:
  *
- *   # trinity_preload: 16 files, 12 endpoints, 4 mapped; 9811 ioctls
- *   sent to vnet (312 succeeded), 402 mmaps aimed (97 succeeded)
+ *   # trinity_preload: 16 files, 11 endpoints, 3 mapped; 20545 ioctls
+ *   sent to vnet (2900 succeeded), 0 mmaps aimed (0 succeeded)
+ *
+ * VNET_TRINITY_SEED seeds its choices, each child's its own.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -90,13 +96,23 @@ static int is_vnet_fd(long fd)
 	       st.st_rdev == vnet_rdev;
 }
 
+static unsigned long long shim_seed;
+
+/*
+ * A child forked by trinity must not repeat its parent's or its siblings'
+ * choices: the state is seeded again whenever the pid changes.
+ */
 static unsigned long shim_rand(void)
 {
 	static __thread unsigned long long x;
+	static __thread pid_t seeded_for;
+	pid_t pid = getpid();
 
-	if (!x)
-		x = (unsigned long long)real_syscall(SYS_gettid) *
+	if (seeded_for != pid) {
+		seeded_for = pid;
+		x = (shim_seed ^ (unsigned long long)pid) *
 		    0x9e3779b97f4a7c15ULL | 1;
+	}
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
@@ -110,12 +126,14 @@ static void shim_set_up(int fd, unsigned long n)
 	unsigned int stage = n % 4;
 	__u64 tag = ((__u64)shim_rand() << 1) | 1;
 	void *frame, *staging;
+	bool mapped;
 
 	if (stage == 0)
 		return;
 	if (real_syscall(SYS_ioctl, fd, VNET_IOC_EP_CREATE, &c))
 		return;
 	atomic_fetch_add(&counts->endpoints, 1);
+	/* Never 0, unlike a frame's: marks the files with an endpoint. */
 	if (fd < SHIM_FDS) {
 		counts->frame_offset[fd] = c.frame_offset;
 		counts->staging_offset[fd] = c.staging_offset;
@@ -132,12 +150,12 @@ static void shim_set_up(int fd, unsigned long n)
 			.tag = counts->last_tag,
 		};
 
-		real_syscall(SYS_ioctl, fd, VNET_IOC_MAP, &m);
+		mapped = !real_syscall(SYS_ioctl, fd, VNET_IOC_MAP, &m);
 		frame = mmap(NULL, c.frame_size, PROT_READ | PROT_WRITE,
 			     MAP_SHARED, fd, c.frame_offset);
 		staging = mmap(NULL, c.staging_size, PROT_READ | PROT_WRITE,
 			       MAP_SHARED, fd, c.staging_offset);
-		if (frame != MAP_FAILED && staging != MAP_FAILED) {
+		if (mapped && frame != MAP_FAILED && staging != MAP_FAILED) {
 			/* Touched: the endpoint is faulted onto the card. */
 			*(volatile char *)frame;
 			*(volatile char *)staging = 0;
@@ -177,9 +195,11 @@ FILE *fopen64(const char *path, const char *mode)
 	return shim_fopened(real_fopen64(path, mode));
 }
 
+/* Only these take a mode (O_TMPFILE holds O_DIRECTORY's bit too). */
 static mode_t open_mode(int flags, va_list ap)
 {
-	return flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ?
+	       va_arg(ap, mode_t) : 0;
 }
 
 int open(const char *path, int flags, ...)
@@ -208,10 +228,45 @@ int open64(const char *path, int flags, ...)
 	return shim_opened(real_open64(path, flags, mode));
 }
 
+/*
+ * An area mapped as a program maps it, where trinity asked for @len bytes
+ * at @hint: inside a reservation of the larger length, returned as
+ * trinity's mapping, so that whatever trinity does with its length later
+ * it does to memory it holds.
+ */
+static long shim_mmap_area(long hint, unsigned long len, unsigned long area,
+			   long flags, long fd, long off)
+{
+	unsigned long size = len > area ? len : area;
+	long base, ret;
+
+	base = real_syscall(SYS_mmap, hint, size, PROT_NONE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == -1)
+		return -1;
+	/* Of trinity's flags, those a program could add to a shared one. */
+	flags = (flags & (MAP_POPULATE | MAP_LOCKED | MAP_NONBLOCK)) |
+		MAP_SHARED | MAP_FIXED;
+	ret = real_syscall(SYS_mmap, base, area, PROT_READ | PROT_WRITE, flags,
+			   fd, off);
+	if (ret == -1) {
+		int err = errno;
+
+		real_syscall(SYS_munmap, base, size);
+		errno = err;
+	}
+	return ret;
+}
+
+/*
+ * glibc's syscall(3) passes six arguments whatever the call takes, and so
+ * does trinity: reading six is what the real one does on x86-64.
+ */
 long syscall(long nr, ...)
 {
-	long a[6], ret;
 	bool ioctl = false, aimed = false;
+	int saved_errno = errno;
+	long a[6], ret;
 	va_list ap;
 	int i;
 
@@ -219,6 +274,8 @@ long syscall(long nr, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (!real_syscall)
+		real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
 
 	if (counts && nr == SYS_ioctl && is_vnet_fd(a[0])) {
 		a[1] = (long)vnet_cmds[(unsigned long)a[1] %
@@ -231,17 +288,22 @@ long syscall(long nr, ...)
 
 		a[5] = (long)(frame ? counts->frame_offset[a[4]] :
 			      counts->staging_offset[a[4]]);
-		if (shim_rand() & 1) {
-			a[1] = frame ? atomic_load(&counts->frame_size) :
-				       atomic_load(&counts->staging_size);
-			a[2] = PROT_READ | PROT_WRITE;
-			a[3] = (a[3] & ~(long)MAP_TYPE) | MAP_SHARED;
-		}
 		aimed = true;
+		if (shim_rand() & 1) {
+			unsigned long area = frame ?
+				atomic_load(&counts->frame_size) :
+				atomic_load(&counts->staging_size);
+
+			errno = saved_errno;
+			ret = shim_mmap_area(a[0], a[1], area, a[3], a[4],
+					     a[5]);
+			goto count;
+		}
 	}
-	if (!real_syscall)
-		real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	/* The fstat() of is_vnet_fd() must not show in errno. */
+	errno = saved_errno;
 	ret = real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+count:
 	if (ioctl) {
 		atomic_fetch_add(&counts->ioctls, 1);
 		if (ret >= 0)
@@ -257,6 +319,7 @@ long syscall(long nr, ...)
 __attribute__((constructor)) static void trinity_preload_init(void)
 {
 	struct stat st;
+	const char *s;
 	void *p;
 
 	real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
@@ -277,6 +340,8 @@ __attribute__((constructor)) static void trinity_preload_init(void)
 	counts = p;
 	vnet_rdev = st.st_rdev;
 	main_pid = getpid();
+	s = getenv("VNET_TRINITY_SEED");
+	shim_seed = s ? strtoull(s, NULL, 0) : (unsigned long long)main_pid;
 }
 
 __attribute__((destructor)) static void trinity_preload_fini(void)
