@@ -7,7 +7,7 @@
  * known values, since nodes whose checksums differ drop each other's frames.
  *
  * Eight bytes a step ("slicing by 8"): the simulations checksum every
- * frame twice, and a byte a step was a quarter of the fuzzers' time.
+ * frame twice, and a byte a step took a quarter of cluster_fuzz's time.
  * Bytes are read one by one, so neither alignment nor byte order matters.
  */
 #include "wire.h"

@@ -85,9 +85,9 @@ static u32 bitwise_crc32c(u32 crc, const u8 *p, u32 len)
 }
 
 /*
- * The portable checksum takes eight bytes a step: every length, start
- * (alignment) and split of a frame-sized buffer agrees with the
- * definition.
+ * The portable checksum takes eight bytes a step: at every length up to
+ * 2 KiB, from every start (alignment), and chained at a cut that moves
+ * with them, it agrees with the definition.
  */
 TEST(crc32c_matches_the_definition_at_every_length_and_start)
 {
@@ -100,7 +100,7 @@ TEST(crc32c_matches_the_definition_at_every_length_and_start)
 		buf[at] = seed >> 16;
 	}
 	for (at = 0; at < 8; at++)
-		for (len = 0; len <= 2048; len += len < 64 ? 1 : 61) {
+		for (len = 0; len <= 2048; len++) {
 			u32 want = bitwise_crc32c(0, buf + at, len);
 
 			ASSERT_EQ(want, vnet_crc32c(0, buf + at, len));

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "wire_sim.h"
@@ -172,8 +173,12 @@ static void sim_net_build(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 			u8 mac[6];
 
 			sim_mac(j, mac);
-			if (j != i)
-				vnet_fw_route_add(&sim->fw, j, mac, 0);
+			/* Too few peer slots would be a broken test. */
+			if (j != i && vnet_fw_route_add(&sim->fw, j, mac, 0) < 0) {
+				fprintf(stderr, "sim: NIC %u: no peer slot for NIC %u\n",
+					i, j);
+				abort();
+			}
 		}
 		net->nic[i] = sim;
 	}

@@ -23,9 +23,9 @@
 #define FZ_MAX_RETRIES	4
 #define FZ_BUSY_QUANTA	10
 /*
- * Peer slots: the NIC's one peer, and the routes cluster_fuzz deletes and
- * adds again (a deleted route's slot stays taken until its channels have
- * drained); past that a re-add fails, as on a full table.
+ * Peer slots: a NIC here has one peer, whose route cluster_fuzz deletes
+ * and adds again into the same slot, and the firmware adds none for a
+ * stranger.  sim_net_init_peers() fails the run if they do not suffice.
  */
 #define FZ_MAX_PEERS	8
 /* Far past what the slowest honest drain takes with these timeouts. */
