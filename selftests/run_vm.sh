@@ -10,6 +10,8 @@
 #   VNET_KO    module to load (default: the tree's vnet.ko)
 #   VNET_ARGS  module parameters
 #   VNET_SKIP  test programs not to run (VNET_SKIP_WHY says why)
+#   VNET_TORTURE_SECONDS  how long the ABI torture runs (30 s here)
+#   VNET_TORTURE_SEED     replays a torture run by its printed seed
 
 here=$(cd "$(dirname "$0")" && pwd)
 ko=${VNET_KO:-$here/../vnet.ko}
@@ -108,6 +110,12 @@ done
 
 # The tracepoints, as tracefs shows them.
 run_timed trace_test.sh
+
+# The ABI torture, last: a fixed time of everything at once.  Short here;
+# the debug-kernel lane gives it longer.
+VNET_TORTURE_SECONDS=${VNET_TORTURE_SECONDS:-30}
+export VNET_TORTURE_SECONDS
+run_timed torture
 
 # rmmod must be refused while a file on /dev/vnet is open, and the module
 # must then still work.

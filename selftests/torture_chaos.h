@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A chaos process of the torture (torture_chaos.c), and the calls it makes
+ * that the driver must refuse (torture_refuse.c).
+ */
+#ifndef _VNET_TORTURE_CHAOS_H
+#define _VNET_TORTURE_CHAOS_H
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+
+#include <vnet/endpoint.h>
+
+#include "torture.h"
+
+#define C_EPS		6
+#define C_GHOSTS	4
+#define C_KIDS		3
+#define C_BUF		(1u << 20)
+
+struct c_map {
+	uint8_t *addr;
+	size_t len;
+};
+
+struct c_ep {
+	int fd;				/* -1: the slot is free */
+	uint32_t nic;
+	struct vnet_name name;
+	uint64_t frame_off, staging_off;
+	struct c_map frame, staging;
+	uint64_t tag;
+	uint32_t token;			/* of a request it took */
+};
+
+struct chaos {
+	struct t_ctl *ctl;
+	uint64_t rng, seed;
+	bool root;
+	struct c_ep ep[C_EPS];
+	struct c_map ghost[C_GHOSTS];	/* mappings whose file we closed */
+	uint8_t *buf;			/* where segments come from */
+	uint8_t *ro, *hole;		/* read-only; never accessible */
+	pid_t kid[C_KIDS];
+	/* What the racer reads while the other thread changes it. */
+	int race_fd[C_EPS];
+	uint8_t *race_frame[C_EPS];
+	int stop;
+	uint64_t race_rng;
+};
+
+extern __thread sigjmp_buf *c_guard;
+
+/* Run @body; a SIGSEGV or SIGBUS in it ends it there and is counted. */
+#define C_GUARDED(c, body) do {						\
+	sigjmp_buf jb__;						\
+	int sig__;							\
+									\
+	c_guard = &jb__;						\
+	sig__ = sigsetjmp(jb__, 1);					\
+	if (!sig__) {							\
+		body;							\
+	} else {							\
+		__atomic_fetch_add(&(c)->ctl->faults_caught[sig__ == SIGBUS], \
+				   1, __ATOMIC_RELAXED);		\
+	}								\
+	c_guard = NULL;							\
+} while (0)
+
+#define c_expect(c, op, err, ...) \
+	t_expect((c)->ctl, (c)->seed, op, err, __VA_ARGS__)
+
+static inline int c_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static inline struct c_ep *c_pick(struct chaos *c)
+{
+	int i, k = t_below(&c->rng, C_EPS);
+
+	for (i = 0; i < C_EPS; i++, k = (k + 1) % C_EPS)
+		if (c->ep[k].fd >= 0)
+			return &c->ep[k];
+	return NULL;
+}
+
+void c_create_bad(struct chaos *c, struct c_ep *e);
+void c_map_bad(struct chaos *c, struct c_ep *e);
+void c_set_seg_bad(struct chaos *c, struct c_ep *e);
+void c_spoil(struct chaos *c, struct vnet_desc *d);
+void c_mmap_bad(struct chaos *c, struct c_ep *e);
+void c_ioctl_bad(struct chaos *c, struct c_ep *e);
+
+#endif /* _VNET_TORTURE_CHAOS_H */
