@@ -24,11 +24,11 @@
  *    a reservation of trinity's length, which trinity goes on to use,
  *    unmap and remap as its own;
  *
- * and counts what it did in memory shared with trinity's children.  The
- * main process prints the counts when it exits, on stderr:
- *
- *   # trinity_preload: 16 files, 11 endpoints, 3 mapped; 20545 ioctls
- *   sent to vnet (2900 succeeded), 0 mmaps aimed (0 succeeded)
+ * and counts what it did in memory shared with trinity's children: the
+ * file VNET_TRINITY_COUNTS, which outlives trinity however it ends (its
+ * main process too dies of a fault of its own now and then), begins with
+ * seven 64-bit counts: files, endpoints, mapped, ioctls sent to vnet and
+ * of them succeeded, mmaps aimed and of them succeeded.
  *
  * VNET_TRINITY_SEED seeds its choices, each child's its own.
  */
@@ -62,6 +62,7 @@ static const unsigned long vnet_cmds[] = {
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SHIM_FDS	256
 
+/* Its head is read by vm-check: the seven counts, in this order. */
 struct shim_counts {
 	atomic_ulong files, endpoints, mapped;
 	atomic_ulong ioctls, ioctls_ok;
@@ -79,7 +80,6 @@ struct shim_counts {
 };
 
 static struct shim_counts *counts;
-static pid_t main_pid;
 static dev_t vnet_rdev;
 static long (*real_syscall)(long, ...);
 static FILE *(*real_fopen)(const char *, const char *);
@@ -202,30 +202,36 @@ static mode_t open_mode(int flags, va_list ap)
 	       va_arg(ap, mode_t) : 0;
 }
 
+static int shim_open(int (**real)(const char *, int, ...), const char *sym,
+		     const char *path, int flags, va_list ap)
+{
+	mode_t mode = open_mode(flags, ap);
+
+	if (!*real)
+		*real = dlsym(RTLD_NEXT, sym);
+	return shim_opened((*real)(path, flags, mode));
+}
+
 int open(const char *path, int flags, ...)
 {
 	va_list ap;
-	mode_t mode;
+	int fd;
 
 	va_start(ap, flags);
-	mode = open_mode(flags, ap);
+	fd = shim_open(&real_open, "open", path, flags, ap);
 	va_end(ap);
-	if (!real_open)
-		real_open = dlsym(RTLD_NEXT, "open");
-	return shim_opened(real_open(path, flags, mode));
+	return fd;
 }
 
 int open64(const char *path, int flags, ...)
 {
 	va_list ap;
-	mode_t mode;
+	int fd;
 
 	va_start(ap, flags);
-	mode = open_mode(flags, ap);
+	fd = shim_open(&real_open64, "open64", path, flags, ap);
 	va_end(ap);
-	if (!real_open64)
-		real_open64 = dlsym(RTLD_NEXT, "open64");
-	return shim_opened(real_open64(path, flags, mode));
+	return fd;
 }
 
 /*
@@ -321,6 +327,7 @@ __attribute__((constructor)) static void trinity_preload_init(void)
 	struct stat st;
 	const char *s;
 	void *p;
+	int fd;
 
 	real_syscall = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
 	real_fopen = dlsym(RTLD_NEXT, "fopen");
@@ -333,25 +340,19 @@ __attribute__((constructor)) static void trinity_preload_init(void)
 	if (stat("/dev/vnet", &st))
 		return;
 	/* Shared with the children trinity forks, which do the calls. */
-	p = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	s = getenv("VNET_TRINITY_COUNTS");
+	if (!s)
 		return;
+	fd = open(s, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, sizeof(*counts)))
+		abort();
+	p = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		abort();
 	counts = p;
 	vnet_rdev = st.st_rdev;
-	main_pid = getpid();
 	s = getenv("VNET_TRINITY_SEED");
-	shim_seed = s ? strtoull(s, NULL, 0) : (unsigned long long)main_pid;
-}
-
-__attribute__((destructor)) static void trinity_preload_fini(void)
-{
-	if (!counts || getpid() != main_pid)
-		return;
-	fprintf(stderr,
-		"# trinity_preload: %lu files, %lu endpoints, %lu mapped; %lu ioctls sent to vnet (%lu succeeded), %lu mmaps aimed (%lu succeeded)\n",
-		atomic_load(&counts->files), atomic_load(&counts->endpoints),
-		atomic_load(&counts->mapped), atomic_load(&counts->ioctls),
-		atomic_load(&counts->ioctls_ok), atomic_load(&counts->mmaps),
-		atomic_load(&counts->mmaps_ok));
+	shim_seed = s ? strtoull(s, NULL, 0) : (unsigned long long)getpid();
 }
