@@ -16,9 +16,11 @@
  * and prints what happened.
  *
  * Every decision comes from a PRNG seeded from one number, printed first;
- * VNET_TORTURE_SEED=N runs the same decisions again (the timing, and so
- * what they meet, is the machine's), VNET_TORTURE_SECONDS=S runs for S
- * seconds (60 by default).
+ * VNET_TORTURE_SEED=N seeds every process as before, VNET_TORTURE_SECONDS=S
+ * runs for S seconds (60 by default).  A chaos process draws each step
+ * from a seed of its own, so its n-th step decides the same whatever the
+ * earlier ones met; how many steps it gets, which the kills and the
+ * timing decide, and what its calls meet are the machine's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -182,6 +184,7 @@ FIXTURE(torture) {
 FIXTURE_SETUP(torture)
 {
 	FILE *f = fopen(T_PARAMS "max_retries", "r");
+	int err;
 
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, fgets(self->max_retries, sizeof(self->max_retries), f));
@@ -193,7 +196,13 @@ FIXTURE_SETUP(torture)
 	 */
 	ASSERT_EQ(0, vnet_write_str(T_PARAMS "max_retries", "250"));
 	t_wire_down();
-	ASSERT_EQ(0, t_wire_up());
+	err = t_wire_up();
+	/* A failed setup gets no teardown: undo what it did here. */
+	if (err) {
+		t_wire_down();
+		vnet_write_str(T_PARAMS "max_retries", self->max_retries);
+	}
+	ASSERT_EQ(0, err);
 }
 
 FIXTURE_TEARDOWN(torture)
@@ -212,6 +221,7 @@ static unsigned long long t_env(const char *name, unsigned long long def)
 /* What the run starts and must reap. */
 struct t_procs {
 	pid_t honest, admin, chaos[T_CHAOS];
+	pid_t hung[T_CHAOS];		/* reported hung already */
 	uint32_t generation;		/* chaos processes started so far */
 	uint32_t killed, exited, reaped, orphans;
 };
@@ -221,6 +231,9 @@ static pid_t t_spawn_chaos(struct t_ctl *ctl, struct t_procs *pr, int slot)
 	uint64_t seed = t_seed_of(ctl->seed, T_ROLE_CHAOS, pr->generation++);
 	pid_t pid;
 
+	/* Alive as of now: its first step may take a while. */
+	__atomic_store_n(&ctl->beat[slot].steps, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->beat[slot].at_ms, t_now_ms(), __ATOMIC_RELEASE);
 	fflush(stdout);
 	pid = fork();
 	if (!pid)
@@ -297,10 +310,37 @@ static bool t_reap_all(struct t_ctl *ctl, struct t_procs *pr, double seconds)
 	}
 }
 
+/* The kernel stack of every thread of process @pid. */
+static void t_stack(const char *pid)
+{
+	char path[300], line[256];
+	struct dirent *d;
+	DIR *task;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	task = opendir(path);
+	while (task && (d = readdir(task))) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		t_say("#  thread %s:", d->d_name);
+		snprintf(path, sizeof(path), "/proc/%s/task/%s/stack", pid,
+			 d->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			t_say("#   %s", strtok(line, "\n"));
+		if (f)
+			fclose(f);
+	}
+	if (task)
+		closedir(task);
+}
+
 /* Children still there: the kernel stacks of those that will not go. */
 static void t_stuck(void)
 {
-	char path[300], line[256];
+	char path[300];
 	struct dirent *d;
 	DIR *proc = opendir("/proc");
 
@@ -317,16 +357,41 @@ static void t_stuck(void)
 		fclose(f);
 		if (ppid != getpid())
 			continue;
-		t_say("# child %s did not exit; its kernel stack:", d->d_name);
-		snprintf(path, sizeof(path), "/proc/%s/stack", d->d_name);
-		f = fopen(path, "r");
-		while (f && fgets(line, sizeof(line), f))
-			t_say("#   %s", strtok(line, "\n"));
-		if (f)
-			fclose(f);
+		t_say("# child %s did not exit; its kernel stacks:", d->d_name);
+		t_stack(d->d_name);
 	}
 	if (proc)
 		closedir(proc);
+}
+
+/* Seconds since chaos slot @i last finished a step. */
+static double t_quiet(struct t_ctl *ctl, int i)
+{
+	uint64_t at = __atomic_load_n(&ctl->beat[i].at_ms, __ATOMIC_ACQUIRE);
+
+	return ((double)t_now_ms() - at) / 1000;
+}
+
+/*
+ * A chaos process that has not finished a step for T_STALE_S is hung in
+ * the driver, or in something of its own the driver made wait: a
+ * violation, with its stacks, before anyone kills it.  True if it was.
+ */
+static bool t_hung(struct t_ctl *ctl, struct t_procs *pr, int i)
+{
+	char pid[16];
+	double quiet = t_quiet(ctl, i);
+
+	if (pr->chaos[i] <= 0 || quiet < T_STALE_S ||
+	    pr->hung[i] == pr->chaos[i])
+		return false;
+	pr->hung[i] = pr->chaos[i];
+	t_violation(ctl, "chaos process %d (slot %d) hung: no step for %.0f s "
+		    "after %llu", pr->chaos[i], i, quiet,
+		    (unsigned long long)ctl->beat[i].steps);
+	snprintf(pid, sizeof(pid), "%d", pr->chaos[i]);
+	t_stack(pid);
+	return true;
 }
 
 /* The resident counts never pass the frames, whatever runs. */
@@ -427,7 +492,7 @@ TEST_F_TIMEOUT(torture, abi, 600)
 	long long frames0 = vnet_nic_attr("frames");
 	long long eps0 = vnet_nic_attr("nr_endpoints"), max_eps = 0;
 	struct t_procs pr = {};
-	double end, drained;
+	double start, end, drained;
 	struct t_ctl *ctl;
 	struct stat st;
 	uint64_t rng;
@@ -485,24 +550,44 @@ TEST_F_TIMEOUT(torture, abi, 600)
 		usleep(20000 + t_below(&rng, 180000));
 		t_reap(ctl, &pr, true);
 		t_sample(ctl, &max_eps);
+		for (i = 0; i < T_CHAOS; i++)
+			if (t_hung(ctl, &pr, i))
+				kill(pr.chaos[i], SIGKILL);
 		i = t_below(&rng, T_CHAOS);
-		if (t_chance(&rng, 15) && pr.chaos[i] > 0) {
+		/*
+		 * One quiet a while is spared: killed at random, a hung
+		 * process would almost never live to be seen hung.
+		 */
+		if (t_chance(&rng, 15) && pr.chaos[i] > 0 &&
+		    t_quiet(ctl, i) < T_SPARE_S) {
 			kill(pr.chaos[i], SIGKILL);
 			t_count(ctl, T_OP_KILL, 0);
 		}
 	}
 
-	/* Chaos winds down; what is left of it is killed. */
+	/*
+	 * Chaos winds down.  After 20 s, one still there is waited for until
+	 * it, too, has been quiet T_STALE_S, and then it is hung.
+	 */
 	__atomic_store_n(&ctl->chaos_stop, 1, __ATOMIC_RELEASE);
-	end = t_now() + 20;
-	while (t_now() < end && (pr.admin || pr.chaos[0] || pr.chaos[1] ||
-				 pr.chaos[2] || pr.chaos[3])) {
+	start = t_now();
+	while (t_now() < start + 20 + T_STALE_S + 5) {
+		bool left = pr.admin, fresh = false;
+
 		t_reap(ctl, &pr, false);
+		for (i = 0; i < T_CHAOS; i++) {
+			left |= pr.chaos[i] > 0;
+			fresh |= pr.chaos[i] > 0 && t_quiet(ctl, i) < T_STALE_S;
+		}
+		if (!left || (t_now() > start + 20 && !fresh))
+			break;
 		usleep(10000);
 	}
-	for (i = 0; i < T_CHAOS; i++)
+	for (i = 0; i < T_CHAOS; i++) {
+		t_hung(ctl, &pr, i);
 		if (pr.chaos[i] > 0)
 			kill(pr.chaos[i], SIGKILL);
+	}
 
 	drained = t_drain(ctl);
 	reaped = t_reap_all(ctl, &pr, 60);
@@ -537,10 +622,14 @@ TEST_F_TIMEOUT(torture, abi, 600)
 	EXPECT_LT(0, ctl->lg.pair[0].sent);
 	EXPECT_LT(0, ctl->lg.pair[ctl->lg.npairs - 1].sent);
 	if (seconds >= 20) {
-		EXPECT_LT(0, ctl->ops[T_OP_CREATE]);
+		/* Done, not merely tried. */
+		EXPECT_LT(ctl->refused[T_OP_CREATE], ctl->ops[T_OP_CREATE]);
+		EXPECT_LT(0, ctl->chaos_posted);
 		EXPECT_LT(0, ctl->ops[T_OP_KILL]);
 		EXPECT_LT(0, ctl->ops[T_OP_DETACH]);
 		EXPECT_LT(0, ctl->ops[T_OP_RMMOD]);
+		for (i = 0; i < T_KINDS; i++)
+			EXPECT_LT(0, ctl->lg.kind_taken[i]);
 	}
 	munmap(ctl, sizeof(*ctl));
 }

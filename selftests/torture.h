@@ -79,15 +79,32 @@ struct t_pair {
 	int srv_idle;		/* server found nothing, client done */
 	uint64_t rejected;	/* EP_STAT of both ends when they closed */
 	uint64_t st_received;	/* firmware's count, server side */
+	uint64_t st_c_received;	/* and client side: its replies */
 };
 
 struct t_ledger {
 	uint32_t npairs, nlocal;
 	struct t_pair pair[T_MAX_PAIRS];
+	uint64_t kind_taken[T_KINDS];	/* t_ledger_check() counts them */
 	struct t_entry e[T_MAX_PAIRS][T_MAX_SEQ];
 };
 
 #define T_NOTES		8
+
+/*
+ * A chaos process's sign of life, bumped once a step.  A step takes
+ * milliseconds; one none has finished for T_STALE_S seconds is hung, even
+ * on the debug kernel.  The driver waits killably, so SIGKILL would end a
+ * lost wakeup silently, and the hung-task detector never sees it: the
+ * test looks before it kills.
+ */
+#define T_STALE_S	30
+#define T_SPARE_S	1	/* quiet that long: not killed at random */
+
+struct t_beat {
+	uint64_t steps;
+	uint64_t at_ms;		/* t_now_ms() of the last */
+};
 
 struct t_ctl {
 	uint64_t seed;
@@ -104,6 +121,7 @@ struct t_ctl {
 	uint64_t chaos_returned[VNET_RET_NR + 1];
 	uint64_t faults_caught[2];	/* SIGSEGV, SIGBUS, recovered */
 	uint64_t fork_kids_signaled;
+	struct t_beat beat[T_CHAOS];	/* by slot */
 	int violations;
 	int notes;
 	char note[T_NOTES][200];
@@ -183,6 +201,11 @@ uint32_t t_fill(void *buf, uint32_t len, uint32_t seed);
 const char *t_reason(unsigned int status);
 extern const char *const t_op_name[T_OP_NR];
 double t_now(void);
+
+static inline uint64_t t_now_ms(void)
+{
+	return (uint64_t)(t_now() * 1000);
+}
 
 /* torture_ledger.c: the honest processes; torture_books.c: their books. */
 int t_honest_setup(struct t_ctl *ctl, uint32_t frames0);

@@ -26,6 +26,7 @@
 
 #include <vnet/endpoint.h>
 
+#include "vnet_util.h"
 #include "torture.h"
 
 #define A_PARAMS	"/sys/module/vnet/parameters/"
@@ -71,29 +72,13 @@ int t_attach(int fd, const char *ifname, uint32_t id, uint32_t frames)
 	return ioctl(fd, VNET_IOC_ATTACH, &att) ? errno : 0;
 }
 
-static int t_mac(const char *ifname, uint8_t *mac)
-{
-	char path[128];
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
-		   &mac[2], &mac[3], &mac[4], &mac[5]);
-	fclose(f);
-	return n == 6 ? 0 : -1;
-}
-
 /* ROUTE_ADD or ROUTE_DEL of @peer, at @peer_if's address, on NIC @nic. */
 int t_route(int fd, unsigned long cmd, uint32_t nic, uint32_t peer,
 	    const char *peer_if)
 {
 	struct vnet_route r = { .nic_id = nic, .peer_id = peer };
 
-	if (peer_if && t_mac(peer_if, r.mac))
+	if (peer_if && vnet_if_mac(peer_if, r.mac))
 		return ENODEV;
 	return ioctl(fd, cmd, &r) ? errno : 0;
 }

@@ -14,7 +14,7 @@
 bool t_ledger_settled(struct t_ctl *ctl)
 {
 	struct t_ledger *lg = &ctl->lg;
-	uint32_t p, s;
+	uint32_t p, s, sent;
 
 	for (p = 0; p < lg->npairs; p++) {
 		struct t_pair *pp = &lg->pair[p];
@@ -22,7 +22,9 @@ bool t_ledger_settled(struct t_ctl *ctl)
 		if (!__atomic_load_n(&pp->done, __ATOMIC_ACQUIRE) ||
 		    !__atomic_load_n(&pp->srv_idle, __ATOMIC_ACQUIRE))
 			return false;
-		for (s = 0; s < pp->sent; s++) {
+		/* Its client's to write, while this process reads. */
+		sent = __atomic_load_n(&pp->sent, __ATOMIC_ACQUIRE);
+		for (s = 0; s < sent; s++) {
 			struct t_entry *e = &lg->e[p][s];
 
 			if (__atomic_load_n(&e->delivered, __ATOMIC_ACQUIRE) &&
@@ -50,9 +52,11 @@ int t_ledger_check(struct t_ctl *ctl)
 	char line[400];
 	int n;
 
+	for (r = 0; r < T_KINDS; r++)
+		lg->kind_taken[r] = 0;
 	for (p = 0; p < lg->npairs; p++) {
 		struct t_pair *pp = &lg->pair[p];
-		uint64_t taken = 0, maybe = 0;
+		uint64_t taken = 0, maybe = 0, got = 0;
 
 		for (s = 0; s < pp->sent; s++) {
 			struct t_entry *e = &lg->e[p][s];
@@ -62,7 +66,10 @@ int t_ledger_check(struct t_ctl *ctl)
 			kinds[e->kind < T_KINDS ? e->kind : 0]++;
 			delivered += e->delivered;
 			taken += e->delivered;
+			got += e->replied;
 			replied += e->replied;
+			if (e->delivered && e->kind < T_KINDS)
+				lg->kind_taken[e->kind]++;
 			if (e->req_ret)
 				req_ret[e->req_reason < VNET_RET_NR ?
 					e->req_reason : VNET_RET_NR]++;
@@ -113,6 +120,14 @@ int t_ledger_check(struct t_ctl *ctl)
 		}
 		if (pp->st_received > taken)
 			late += pp->st_received - taken;
+		/* Every reply the client read, the firmware delivered. */
+		if (pp->st_c_received < got) {
+			t_say("# ledger: pair %u: firmware delivered %llu to the "
+			      "client, which read %llu replies", p,
+			      (unsigned long long)pp->st_c_received,
+			      (unsigned long long)got);
+			bad++;
+		}
 		if (pp->sent == T_MAX_SEQ)
 			t_say("# ledger: pair %u sent all the %u requests the "
 			      "ledger has room for", p, T_MAX_SEQ);

@@ -78,10 +78,10 @@ static void c_mmap_one(struct chaos *c, struct c_ep *e, bool frame)
 		c_ghost(c, m);	/* the same file mapped twice */
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
 		 frame ? e->frame_off : e->staging_off);
-	c_expect(c, T_OP_MMAP, p == MAP_FAILED ? errno : 0, 0, ENODEV, ENOMEM,
-		 T_END);
+	c_expect(c, T_OP_MMAP, p == MAP_FAILED ? errno : 0, 0, c_gone(e),
+		 ENOMEM, T_END);
 	if (p != MAP_FAILED)
-		*m = (struct c_map){ p, len };
+		*m = (struct c_map){ p, len, false };
 }
 
 static void c_create(struct chaos *c)
@@ -192,7 +192,7 @@ static void c_set_tag(struct chaos *c, struct c_ep *e)
 	uint64_t tag = tags[t_below(&c->rng, 4)];
 	int err = c_ioctl(e->fd, VNET_IOC_SET_TAG, &tag);
 
-	c_expect(c, T_OP_SET_TAG, err, 0, ENODEV, T_END);
+	c_expect(c, T_OP_SET_TAG, err, 0, c_gone(e), T_END);
 	if (!err)
 		e->tag = tag;
 }
@@ -207,13 +207,13 @@ static void c_map(struct chaos *c, struct c_ep *e)
 		map.slot = t_below(&c->rng, VNET_MAX_SLOTS);
 	c_target(c, &map.name, &map.tag);
 	err = c_ioctl(e->fd, VNET_IOC_MAP, &map);
-	c_expect(c, T_OP_MAP, err, 0, ENODEV, T_END);
+	c_expect(c, T_OP_MAP, err, 0, c_gone(e), T_END);
 	if (t_chance(&c->rng, 50))
 		return;
 	if (t_chance(&c->rng, 10))
 		slot = VNET_MAX_SLOTS + t_below(&c->rng, 1000);
 	err = c_ioctl(e->fd, VNET_IOC_UNMAP, &slot);
-	c_expect(c, T_OP_UNMAP, err, 0, ENOENT, ENODEV,
+	c_expect(c, T_OP_UNMAP, err, 0, ENOENT, c_gone(e),
 		 slot >= VNET_MAX_SLOTS ? EINVAL : 0, T_END);
 }
 
@@ -226,14 +226,14 @@ static void c_set_seg(struct chaos *c, struct c_ep *e, bool drop)
 		seg.addr = t_rand(&c->rng);
 		seg.len = 0;
 		c_expect(c, T_OP_DROP_SEG, c_ioctl(e->fd, VNET_IOC_SET_SEG,
-			 &seg), 0, ENODEV, T_END);
+			 &seg), 0, c_gone(e), T_END);
 		return;
 	}
 	/* Unaligned, and overlapping our other endpoints' segments. */
 	seg.addr = (uintptr_t)c->buf + off;
 	seg.len = 1 + t_below(&c->rng, C_BUF - off);
 	c_expect(c, T_OP_SET_SEG, c_ioctl(e->fd, VNET_IOC_SET_SEG, &seg), 0,
-		 ENOMEM, ENODEV, T_END);
+		 ENOMEM, c_gone(e), T_END);
 }
 
 /* Post @d on send queue @q by the indices the frame holds now, if room. */
@@ -407,11 +407,47 @@ static void c_garbage(struct chaos *c, struct c_ep *e)
 	}
 }
 
+/*
+ * mremap() @m to @len bytes: when @fixed, into a range reserved for it,
+ * so that it moves; else wherever mm likes.  The driver's mappings are
+ * VM_DONTEXPAND: growing one is a violation.  Other refusals are counted,
+ * not judged: a hole we made splits the range, and a failed move may
+ * already have cut the tail (EINVAL and EFAULT were seen on ranges
+ * thought whole; see the commit).
+ */
+static void c_mremap(struct chaos *c, struct c_map *m, size_t len, bool fixed)
+{
+	int flags = MREMAP_MAYMOVE, err;
+	bool grow = len > m->len;
+	void *dst = NULL, *p;
+
+	if (fixed) {
+		dst = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			   MAP_NORESERVE, -1, 0);
+		if (dst == MAP_FAILED)
+			return;
+		flags |= MREMAP_FIXED;
+	}
+	p = mremap(m->addr, m->len, len, flags, dst);
+	err = p == MAP_FAILED ? errno : 0;
+	t_count(c->ctl, T_OP_MREMAP, err);
+	if (!err && grow)
+		t_violation(c->ctl, "chaos %llu: mremap grew a mapping of the "
+			    "driver's from %zu to %zu bytes",
+			    (unsigned long long)c->seed, m->len, len);
+	if (err) {
+		if (fixed)
+			munmap(dst, len);
+		return;
+	}
+	/* One mapping now, whatever it was. */
+	*m = (struct c_map){ p, len, false };
+}
+
 static void c_remap(struct chaos *c, struct c_ep *e)
 {
 	struct c_map *m = t_below(&c->rng, 2) ? &e->frame : &e->staging;
-	size_t len;
-	void *p;
+	bool fixed = t_chance(&c->rng, 70);
 
 	if (!m->addr) {
 		c_mmap_one(c, e, m == &e->frame);
@@ -425,25 +461,22 @@ static void c_remap(struct chaos *c, struct c_ep *e)
 		break;
 	case 1:
 		/* A hole in the middle: later touches there fault. */
-		if (m->len > 8192)
+		if (m->len > 8192) {
 			t_count(c->ctl, T_OP_MUNMAP,
 				munmap(m->addr + 4096 * (1 + t_below(&c->rng,
 						m->len / 4096 - 2)),
 				       4096) ? errno : 0);
+			m->holed = true;
+		}
 		break;
 	case 2:
-		/* Moved, grown or shrunk: what mm allows, we live with. */
-		p = mremap(m->addr, m->len, m->len, MREMAP_MAYMOVE);
-		t_count(c->ctl, T_OP_MREMAP, p == MAP_FAILED ? errno : 0);
-		if (p != MAP_FAILED)
-			m->addr = p;
+		/* Moved whole, and used where it is now. */
+		c_mremap(c, m, m->len, true);
 		break;
 	default:
-		len = t_chance(&c->rng, 50) ? 4096 : m->len * 2;
-		p = mremap(m->addr, m->len, len, MREMAP_MAYMOVE);
-		t_count(c->ctl, T_OP_MREMAP, p == MAP_FAILED ? errno : 0);
-		if (p != MAP_FAILED)
-			*m = (struct c_map){ p, len };
+		/* Shrunk, moved or not, or grown, which must fail. */
+		c_mremap(c, m, t_chance(&c->rng, 50) ? 4096 : m->len * 2,
+			 fixed);
 		break;
 	}
 	c_publish(c, e);
@@ -501,7 +534,7 @@ static void c_fork(struct chaos *c)
 	_exit(0);
 }
 
-static void c_step(struct chaos *c, bool child)
+static void c_do(struct chaos *c, bool child)
 {
 	static const uint8_t weight[T_OP_NR] = {
 		[T_OP_CREATE] = 8, [T_OP_CREATE_BAD] = 3, [T_OP_CLOSE] = 5,
@@ -578,6 +611,30 @@ static void c_step(struct chaos *c, bool child)
 	}
 }
 
+/*
+ * One step, drawing from a state of its own that one draw of the
+ * process's sequence seeds: how many draws a step takes depends on what
+ * its calls meet, and this way that changes the step, not every decision
+ * after it.  A replay of the seed gives the n-th step the same draws.
+ */
+static void c_step(struct chaos *c, bool child)
+{
+	uint64_t step = t_rand(&c->rng), outer = c->rng;
+
+	c->rng = step;
+	c_do(c, child);
+	c->rng = outer;
+}
+
+/* Alive: a step done.  See T_STALE_S. */
+static void c_beat(struct chaos *c)
+{
+	struct t_beat *b = &c->ctl->beat[c->slot];
+
+	__atomic_fetch_add(&b->steps, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->at_ms, t_now_ms(), __ATOMIC_RELEASE);
+}
+
 /* Calls into the files the other thread uses, closes and replaces. */
 static void *c_racer(void *arg)
 {
@@ -644,6 +701,7 @@ void t_chaos_run(struct t_ctl *ctl, uint64_t seed, int slot)
 		_exit(1);
 	}
 	c->ctl = ctl;
+	c->slot = slot;
 	c->seed = c->rng = seed;
 	c->race_rng = t_seed_of(seed, T_ROLE_CHAOS, 1);
 	c->root = !ctl->chaos_uid;
@@ -666,6 +724,7 @@ void t_chaos_run(struct t_ctl *ctl, uint64_t seed, int slot)
 	while (!__atomic_load_n(&ctl->chaos_stop, __ATOMIC_ACQUIRE)) {
 		c_step(c, false);
 		c_reap(c, false);
+		c_beat(c);
 		/* Gone without closing anything: exit does it. */
 		if (!t_below(&c->rng, 3000)) {
 			t_count(ctl, T_OP_EXIT, 0);
@@ -673,11 +732,16 @@ void t_chaos_run(struct t_ctl *ctl, uint64_t seed, int slot)
 		}
 		usleep(t_below(&c->rng, 500));
 	}
+	/* Winding down is steps too: each may hang as well. */
 	__atomic_store_n(&c->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(racer, NULL);
+	c_beat(c);
 	c_reap(c, true);
+	c_beat(c);
 	for (i = 0; i < C_EPS; i++)
-		if (c->ep[i].fd >= 0)
+		if (c->ep[i].fd >= 0) {
 			c_close(c, &c->ep[i]);
+			c_beat(c);
+		}
 	_exit(0);
 }

@@ -23,6 +23,7 @@
 struct c_map {
 	uint8_t *addr;
 	size_t len;
+	bool holed;			/* maybe: we unmapped a page in it */
 };
 
 struct c_ep {
@@ -37,7 +38,8 @@ struct c_ep {
 
 struct chaos {
 	struct t_ctl *ctl;
-	uint64_t rng, seed;
+	uint64_t rng, seed;		/* rng: the step's own, in a step */
+	int slot;
 	bool root;
 	struct c_ep ep[C_EPS];
 	struct c_map ghost[C_GHOSTS];	/* mappings whose file we closed */
@@ -75,6 +77,15 @@ extern __thread sigjmp_buf *c_guard;
 static inline int c_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/*
+ * What a call on @e may also answer: ENODEV once its NIC is gone, which
+ * only the chaos pair's ever is (the admin detaches nothing else).
+ */
+static inline int c_gone(const struct c_ep *e)
+{
+	return e->nic >= T_NIC_C ? ENODEV : 0;
 }
 
 static inline struct c_ep *c_pick(struct chaos *c)

@@ -88,7 +88,11 @@ int t_honest_setup(struct t_ctl *ctl, uint32_t frames0)
 	struct t_ledger *lg = &ctl->lg;
 	uint32_t p, nlocal = frames0 * 3 / 4;
 
-	/* Half again as many honest endpoints as frames on the loopback NIC. */
+	/*
+	 * Three quarters as many pairs as the loopback NIC has frames, so
+	 * half again as many honest endpoints (12 on the default 8 frames),
+	 * up to the ledger's room of ten pairs.
+	 */
 	if (nlocal < 1)
 		nlocal = 1;
 	if (nlocal > T_MAX_PAIRS - T_WIRE_PAIRS)
@@ -305,6 +309,46 @@ static void h_reply_in(struct h_thread *t, struct h_ep *h,
 	h_resolve(t, h, seq, false);
 }
 
+/*
+ * Returned whole (abi.rst, VNET_DESC_RETURNED): the arguments as sent, a
+ * short request's checksum over them; a payload from staging in the
+ * entry's slot; from the segment, its length and source offset, its bytes
+ * still where they were: its region is not written again until the
+ * request is resolved (once its reply came back to the server, it may
+ * have been, and only the length is left to check).  A length or offset
+ * out of bounds is a violation, never a read past.
+ */
+static bool h_whole(struct h_thread *t, struct h_ep *h,
+		    const struct vnet_desc *x, const void *payload,
+		    const struct t_entry *e)
+{
+	struct t_pair *pp = &t->ctl->lg.pair[h->pair];
+	uint64_t src = ~0ULL;
+	int r;
+
+	for (r = 0; r < T_REGIONS; r++)
+		if (h->region[r].used && h->region[r].seq == x->args[1])
+			src = (uint64_t)r * T_REGION;
+	if (!h_same(x->peer, pp->server) || x->args[2] != e->csum ||
+	    x->args[3] != e->kind)
+		return false;
+	switch (e->kind) {
+	case T_SHORT:
+		return t_sum(&x->args[5], 12) == e->csum;
+	case T_MEDIUM:
+	case T_XFER:
+		return x->len == x->args[4] && x->len <= VNET_MEDIUM_MAX &&
+		       t_sum(payload, x->len) == e->csum;
+	default:
+		if (x->len != x->args[4] || x->len > T_REGION)
+			return false;
+		if (src == ~0ULL)
+			return true;
+		return x->src_offset == src &&
+		       t_sum(h->seg + src, x->len) == e->csum;
+	}
+}
+
 static void h_return_in(struct h_thread *t, struct h_ep *h,
 			const struct vnet_desc *x, const void *payload)
 {
@@ -326,12 +370,12 @@ static void h_return_in(struct h_thread *t, struct h_ep *h,
 	if (x->status != VNET_RET_BUSY && x->status != VNET_RET_UNREACHABLE)
 		t_violation(t->ctl, "pair %d: request %u came back %s", h->pair,
 			    seq, t_reason(x->status));
-	/* Returned whole: a payload from staging in the entry's slot. */
-	if ((e->kind == T_MEDIUM || e->kind == T_XFER) &&
-	    (x->len != x->args[4] || t_sum(payload, x->len) != e->csum))
-		t_violation(t->ctl, "pair %d: request %u came back %s with "
-			    "%u bytes of %u, not whole", h->pair, seq,
-			    t_reason(x->status), x->len, x->args[4]);
+	if (!h_whole(t, h, x, payload, e))
+		t_violation(t->ctl, "pair %d: request %u (kind %u) came back %s "
+			    "not whole: %u bytes of %u at %llu, to %u:%u",
+			    h->pair, seq, e->kind, t_reason(x->status), x->len,
+			    x->args[4], (unsigned long long)x->src_offset,
+			    x->peer.nic, x->peer.ep);
 	h_resolve(t, h, seq, x->status == VNET_RET_UNREACHABLE);
 }
 
@@ -341,6 +385,19 @@ static void h_client(struct h_thread *t, struct h_ep *h, bool readable)
 	const struct vnet_desc *d;
 	int i;
 
+	/*
+	 * A client's tag is VNET_TAG_NONE: no request may reach it, chaos
+	 * aims its own at it all the same.
+	 */
+	while (readable && (d = vnet_endpoint_peek(&h->ep, VNET_Q_REQ_RECV))) {
+		struct vnet_desc x = *d;
+
+		t_violation(t->ctl, "pair %d: client got a request: handler %u "
+			    "flags %#x tag %#llx from %u:%u", h->pair,
+			    x.handler, x.flags, (unsigned long long)x.tag,
+			    x.peer.nic, x.peer.ep);
+		vnet_endpoint_consume(&h->ep, VNET_Q_REQ_RECV);
+	}
 	while (readable && (d = vnet_endpoint_peek(&h->ep, VNET_Q_REP_RECV))) {
 		struct vnet_desc x = *d;
 		const void *payload = vnet_endpoint_payload(&h->ep,
@@ -451,7 +508,8 @@ static bool h_server(struct h_thread *t, struct h_ep *h)
 		    x.status != VNET_RET_UNREACHABLE)
 			t_violation(t->ctl, "pair %d: reply %u came back %s",
 				    h->pair, seq, t_reason(x.status));
-		if (x.len != x.args[4] || t_sum(payload, x.len) != x.args[3])
+		if (x.len != x.args[4] || x.len > VNET_MEDIUM_MAX ||
+		    t_sum(payload, x.len) != x.args[3])
 			t_violation(t->ctl, "pair %d: reply %u came back with "
 				    "%u bytes of %u, not whole", h->pair, seq,
 				    x.len, x.args[4]);
@@ -591,7 +649,9 @@ static void *h_thread_run(void *arg)
 		if (!ioctl(h->ep.fd, VNET_IOC_EP_STAT, &st)) {
 			__atomic_fetch_add(&pp->rejected, st.rejected,
 					   __ATOMIC_RELAXED);
-			if (!h->client)
+			if (h->client)
+				pp->st_c_received = st.received;
+			else
 				pp->st_received = st.received;
 		}
 		vnet_endpoint_close(&h->ep);
