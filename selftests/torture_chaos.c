@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -31,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ucontext.h>
 #include <sys/wait.h>
 
 #include <vnet/endpoint.h>
@@ -38,12 +40,49 @@
 #include "torture_chaos.h"
 
 __thread sigjmp_buf *c_guard;
+/* What the process is doing, for the report of a fault nobody guarded. */
+static uint64_t c_seed;
+static __thread int c_doing = -1;
 
-static void c_on_fault(int sig)
+static unsigned long long c_pc(const void *uc)
 {
+#ifdef __x86_64__
+	return ((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return ((const ucontext_t *)uc)->uc_mcontext.pc;
+#else
+	return 0;
+#endif
+}
+
+static void c_on_fault(int sig, siginfo_t *si, void *uc)
+{
+	unsigned long long pc = c_pc(uc);
+	const char *sym = "?";
+	char line[240];
+	Dl_info di;
+	int len;
+
 	if (c_guard)
 		siglongjmp(*c_guard, sig);
-	/* Not an access we guard: die of it, as we would have. */
+	/*
+	 * Not an access we guard: a bug of the torture's (or of the driver's,
+	 * if the address is one of its mappings).  Say where, then die of
+	 * it, as we would have.  snprintf() is not async-signal-safe, but
+	 * nothing runs after it here but the death.
+	 */
+	if (dladdr((void *)(uintptr_t)pc, &di) && di.dli_sname)
+		sym = di.dli_sname;
+	else
+		di.dli_saddr = NULL;
+	len = snprintf(line, sizeof(line), "# chaos %llu, pid %d: unguarded "
+		       "%s at %p, pc %#llx (%s+%#llx), in %s\n",
+		       (unsigned long long)c_seed, (int)getpid(),
+		       sig == SIGBUS ? "SIGBUS" : "SIGSEGV", si->si_addr, pc,
+		       sym, pc - (uintptr_t)di.dli_saddr,
+		       c_doing < 0 ? "no operation" : t_op_name[c_doing]);
+	if (len > 0)
+		(void)!write(STDERR_FILENO, line, len);
 	signal(sig, SIG_DFL);
 }
 
@@ -81,7 +120,7 @@ static void c_mmap_one(struct chaos *c, struct c_ep *e, bool frame)
 	c_expect(c, T_OP_MMAP, p == MAP_FAILED ? errno : 0, 0, c_gone(e),
 		 ENOMEM, T_END);
 	if (p != MAP_FAILED)
-		*m = (struct c_map){ p, len, false };
+		*m = (struct c_map){ p, len };
 }
 
 static void c_create(struct chaos *c)
@@ -236,7 +275,20 @@ static void c_set_seg(struct chaos *c, struct c_ep *e, bool drop)
 		 ENOMEM, c_gone(e), T_END);
 }
 
-/* Post @d on send queue @q by the indices the frame holds now, if room. */
+/*
+ * Whether @m reaches @len bytes from its start.  Past the end of a mapping
+ * we shrank lies memory that is not ours to scribble on: another of our
+ * mappings, or the C library's.
+ */
+static bool c_reaches(const struct c_map *m, uint64_t len)
+{
+	return m->addr && m->len >= len;
+}
+
+/*
+ * Post @d on send queue @q by the indices the frame holds now, if room;
+ * the caller has seen that the frame is mapped whole.
+ */
 static bool c_post(struct c_ep *e, unsigned int q, const struct vnet_desc *d,
 		   const void *payload, uint32_t len)
 {
@@ -247,7 +299,7 @@ static bool c_post(struct c_ep *e, unsigned int q, const struct vnet_desc *d,
 
 	if (prod - cons >= VNET_QUEUE_DEPTH)
 		return false;
-	if (len && e->staging.addr)
+	if (len && c_reaches(&e->staging, VNET_STAGING_SLOT(q, i) + len))
 		memcpy(e->staging.addr + VNET_STAGING_SLOT(q, i), payload, len);
 	f->queue[q][i] = *d;
 	__atomic_store_n(&f->prod[q].val, prod + 1, __ATOMIC_RELEASE);
@@ -307,7 +359,7 @@ static void c_send(struct chaos *c, struct c_ep *e, bool bad)
 	if (bad)
 		c_spoil(c, &d);
 	t_count(c->ctl, bad ? T_OP_SEND_BAD : T_OP_SEND, 0);
-	if (!e->frame.addr)
+	if (!c_reaches(&e->frame, VNET_FRAME_SIZE))
 		return;
 	c_post_guarded(c, e, q, &d, payload, d.len > sizeof(payload) ?
 		       sizeof(payload) : d.len);
@@ -350,7 +402,8 @@ static void c_recv(struct chaos *c, struct c_ep *e)
 	struct pollfd pfd = { e->fd, POLLIN, 0 };
 
 	t_count(c->ctl, T_OP_RECV, 0);
-	if (poll(&pfd, 1, t_below(&c->rng, 3)) <= 0 || !e->frame.addr ||
+	if (poll(&pfd, 1, t_below(&c->rng, 3)) <= 0 ||
+	    !c_reaches(&e->frame, VNET_FRAME_SIZE) ||
 	    !(pfd.revents & POLLIN))
 		return;
 	C_GUARDED(c, c_recv_one(c, e, VNET_Q_REQ_RECV);
@@ -391,7 +444,7 @@ static void c_garbage(struct chaos *c, struct c_ep *e)
 	t_count(c->ctl, T_OP_GARBAGE, 0);
 	switch (t_below(&c->rng, 5)) {
 	case 0:
-		if (e->frame.addr && e->frame.len >= VNET_FRAME_SIZE)
+		if (c_reaches(&e->frame, VNET_FRAME_SIZE))
 			C_GUARDED(c, c_index(c, e));
 		return;
 	case 1:
@@ -408,17 +461,40 @@ static void c_garbage(struct chaos *c, struct c_ep *e)
 }
 
 /*
+ * Whether [@addr, @addr + @len) lies in one mapping, as the kernel has it.
+ * Our own books cannot say: a failed move may have cut the tail of a
+ * range already, and a range reserved for the next move may then have
+ * landed in the gap.
+ */
+static bool c_whole(const uint8_t *addr, size_t len)
+{
+	unsigned long long start, end;
+	uintptr_t a = (uintptr_t)addr;
+	bool whole = false;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx", &start, &end) == 2 &&
+		    start <= a && a < end) {
+			whole = a + len <= end;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return whole;
+}
+
+/*
  * mremap() @m to @len bytes: when @fixed, into a range reserved for it,
  * so that it moves; else wherever mm likes.  The driver's mappings are
- * VM_DONTEXPAND: growing one is a violation.  Other refusals are counted,
- * not judged: a hole we made splits the range, and a failed move may
- * already have cut the tail (EINVAL and EFAULT were seen on ranges
- * thought whole; see the commit).
+ * VM_DONTEXPAND: growing one is a violation.  Shrinking or moving one
+ * that is whole must work; one we cut (a hole, a failed move) may not.
  */
 static void c_mremap(struct chaos *c, struct c_map *m, size_t len, bool fixed)
 {
 	int flags = MREMAP_MAYMOVE, err;
-	bool grow = len > m->len;
+	bool grow = len > m->len, whole = c_whole(m->addr, m->len);
 	void *dst = NULL, *p;
 
 	if (fixed) {
@@ -435,13 +511,18 @@ static void c_mremap(struct chaos *c, struct c_map *m, size_t len, bool fixed)
 		t_violation(c->ctl, "chaos %llu: mremap grew a mapping of the "
 			    "driver's from %zu to %zu bytes",
 			    (unsigned long long)c->seed, m->len, len);
+	if (err && !grow && whole)
+		t_violation(c->ctl, "chaos %llu: mremap of a whole mapping of "
+			    "the driver's from %zu to %zu bytes%s failed: %s",
+			    (unsigned long long)c->seed, m->len, len,
+			    fixed ? ", moved" : "", strerror(err));
 	if (err) {
 		if (fixed)
 			munmap(dst, len);
 		return;
 	}
 	/* One mapping now, whatever it was. */
-	*m = (struct c_map){ p, len, false };
+	*m = (struct c_map){ p, len };
 }
 
 static void c_remap(struct chaos *c, struct c_ep *e)
@@ -461,13 +542,11 @@ static void c_remap(struct chaos *c, struct c_ep *e)
 		break;
 	case 1:
 		/* A hole in the middle: later touches there fault. */
-		if (m->len > 8192) {
+		if (m->len > 8192)
 			t_count(c->ctl, T_OP_MUNMAP,
 				munmap(m->addr + 4096 * (1 + t_below(&c->rng,
 						m->len / 4096 - 2)),
 				       4096) ? errno : 0);
-			m->holed = true;
-		}
 		break;
 	case 2:
 		/* Moved whole, and used where it is now. */
@@ -560,6 +639,7 @@ static void c_do(struct chaos *c, bool child)
 		op = T_OP_SEND;
 	if (!e && child)
 		return;
+	c_doing = op;
 	switch (op) {
 	case T_OP_CREATE:
 		c_create(c);
@@ -609,6 +689,7 @@ static void c_do(struct chaos *c, bool child)
 		c_fork(c);
 		break;
 	}
+	c_doing = -1;
 }
 
 /*
@@ -649,6 +730,7 @@ static void *c_racer(void *arg)
 		uint64_t tag = t_rand(&c->race_rng);
 		struct vnet_ep_stat st;
 
+		c_doing = T_OP_RACE;
 		switch (t_below(&c->race_rng, 5)) {
 		case 0:
 			ioctl(fd, VNET_IOC_EP_STAT, &st);
@@ -668,6 +750,7 @@ static void *c_racer(void *arg)
 			ioctl(fd, VNET_IOC_SET_TAG, &tag);
 			break;
 		}
+		c_doing = -1;
 		t_count(c->ctl, T_OP_RACE, 0);
 		usleep(t_below(&c->race_rng, 2000));
 	}
@@ -689,7 +772,8 @@ static int c_become(struct t_ctl *ctl, int slot)
 
 void t_chaos_run(struct t_ctl *ctl, uint64_t seed, int slot)
 {
-	struct sigaction sa = { .sa_handler = c_on_fault };
+	struct sigaction sa = { .sa_sigaction = c_on_fault,
+				.sa_flags = SA_SIGINFO };
 	struct chaos *c = calloc(1, sizeof(*c));
 	pthread_t racer;
 	int i;
@@ -703,6 +787,7 @@ void t_chaos_run(struct t_ctl *ctl, uint64_t seed, int slot)
 	c->ctl = ctl;
 	c->slot = slot;
 	c->seed = c->rng = seed;
+	c_seed = seed;
 	c->race_rng = t_seed_of(seed, T_ROLE_CHAOS, 1);
 	c->root = !ctl->chaos_uid;
 	t_say("# seed %llu: chaos process in slot %d, uid %u",

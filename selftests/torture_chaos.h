@@ -23,7 +23,6 @@
 struct c_map {
 	uint8_t *addr;
 	size_t len;
-	bool holed;			/* maybe: we unmapped a page in it */
 };
 
 struct c_ep {
