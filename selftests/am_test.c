@@ -5,6 +5,7 @@
  * message interrogation calls inside their handlers.
  */
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -662,6 +663,97 @@ TEST(example_pingpong_client_takes_the_tag)
 	EXPECT_EQ(0, run_example(args));
 	unsetenv("VNET_TAG");
 	EXPECT_EQ(0, pclose(server));	/* the client's STOP ends it */
+}
+
+/*
+ * A program's last messages, posted just before AM_Terminate(), arrive: the
+ * driver drops what a closing endpoint posted and the firmware has not
+ * taken, so the library lets the firmware take it first.  Each round the
+ * server is off the card (fillers have its frame), so the firmware holds
+ * the child's first request until the server is faulted back in, and the
+ * child terminates at once after posting; the server looks only once the
+ * child is gone.
+ */
+#define LAST_ROUNDS	10
+#define LAST_EACH	16
+#define LAST_FILLERS	16
+
+static int last_count;
+
+static void count_last(void *token)
+{
+	(void)token;
+	last_count++;
+}
+
+static void post_last_and_exit(en_t server, tag_t tag)
+{
+	en_t name;
+	eb_t eb;
+	ep_t ep;
+	int i;
+
+	/* Not the parent's bundles: they are its, and stay open there. */
+	if (AM_Terminate() != AM_OK || AM_Init() != AM_OK ||
+	    AM_AllocateBundle(AM_SEQ, &eb) != AM_OK ||
+	    AM_AllocateEndpoint(eb, &ep, &name) != AM_OK ||
+	    AM_SetExpectedResources(ep, 1, LAST_EACH) != AM_OK ||
+	    AM_Map(ep, 0, server, tag) != AM_OK)
+		_exit(2);
+	for (i = 0; i < LAST_EACH; i++)
+		if (AM_Request0(ep, 0, 1) != AM_OK)
+			_exit(3);
+	_exit(AM_Terminate() == AM_OK ? 0 : 4);
+}
+
+TEST(last_requests_before_terminate_arrive)
+{
+	int round, status, polls, evicted = 0;
+	char state[32];
+	en_t name, fname;
+	eb_t eb, fillers;
+	tag_t tag;
+	ep_t ep, fep;
+	pid_t pid;
+
+	OK(AM_Init());
+	OK(AM_AllocateBundle(AM_SEQ, &eb));
+	OK(AM_AllocateBundle(AM_SEQ, &fillers));
+	OK(AM_AllocateEndpoint(eb, &ep, &name));
+	for (round = 0; round < LAST_FILLERS; round++)
+		OK(AM_AllocateEndpoint(fillers, &fep, &fname));
+	OK(AMVNET_RandomTag(&tag));
+	OK(AM_SetTag(ep, tag));
+	OK(AM_SetHandler(ep, 1, count_last));
+	for (round = 0; round < LAST_ROUNDS; round++) {
+		/* Polling the fillers faults them in, the server out. */
+		for (polls = 0; polls < 2000; polls++) {
+			vnet_ep_state(name.ep, state, sizeof(state));
+			if (!strcmp(state, "nonresident"))
+				break;
+			OK(AM_Poll(fillers));
+		}
+		evicted += !strcmp(state, "nonresident");
+		last_count = 0;
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			post_last_and_exit(name, tag);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, status);
+		for (polls = 0; polls < 2000 && last_count < LAST_EACH;
+		     polls++) {
+			OK(AM_Poll(eb));
+			usleep(1000);
+		}
+		EXPECT_EQ(LAST_EACH, last_count) {
+			TH_LOG("round %d: %d of the %d requests arrived", round,
+			       last_count, LAST_EACH);
+		}
+	}
+	/* Else this tested nothing the first test did not. */
+	EXPECT_LT(0, evicted);
+	OK(AM_Terminate());
 }
 
 TEST_HARNESS_MAIN

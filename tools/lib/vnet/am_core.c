@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 
 #include "am_internal.h"
 
@@ -144,8 +146,44 @@ static bool amv_bundle_del(struct amvnet_eb *eb, struct amvnet_ep *ep)
 	return false;
 }
 
+/*
+ * What a closing endpoint posted and the firmware has not taken goes with
+ * it (the driver drops it).  A program's last message -- the STOP to its
+ * server, the reply to a last request -- is often just that, so give the
+ * firmware up to AMV_LINGER_S to take it, as close(2) lets a socket's
+ * data go.  Nothing here runs handlers: one stuck behind a full receive
+ * queue of this very endpoint is dropped when the time is up.
+ */
+#define AMV_LINGER_S	1
+
+static void amv_linger(struct amvnet_ep *ep)
+{
+	struct timespec now, end, nap = { 0, 200000 };
+	unsigned int q;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += AMV_LINGER_S;
+	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++) {
+		for (;;) {
+			/* Its NIC gone, the frame would answer with SIGBUS. */
+			if (ioctl(ep->raw.fd, VNET_IOC_KICK) && errno == ENODEV)
+				return;
+			if (vnet_endpoint_taken(&ep->raw, q,
+						ep->raw.send_prod[q]))
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > end.tv_sec ||
+			    (now.tv_sec == end.tv_sec &&
+			     now.tv_nsec >= end.tv_nsec))
+				return;
+			nanosleep(&nap, NULL);
+		}
+	}
+}
+
 static void amv_free_ep(struct amvnet_ep *ep)
 {
+	amv_linger(ep);
 	vnet_endpoint_close(&ep->raw);
 	pthread_mutex_destroy(&ep->lock);
 	free(ep->runs);
