@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "am_internal.h"
 
@@ -29,7 +30,9 @@ int AM_Init(void)
 	return AM_OK;
 }
 
-static void amv_free_bundle_locked(struct amvnet_eb *eb);
+static void amv_linger_until(struct timespec *end);
+static void amv_free_bundle_locked(struct amvnet_eb *eb,
+				   const struct timespec *linger_end);
 
 int AM_Terminate(void)
 {
@@ -37,8 +40,11 @@ int AM_Terminate(void)
 	AMV_CHECK(amv_in_handler(), RESOURCE);
 	pthread_mutex_lock(&amv_global);
 	if (amv_init_count == 1) {
+		struct timespec end;
+
+		amv_linger_until(&end);
 		while (amv_bundles)
-			amv_free_bundle_locked(amv_bundles);
+			amv_free_bundle_locked(amv_bundles, &end);
 	}
 	__atomic_store_n(&amv_init_count, amv_init_count - 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&amv_global);
@@ -149,21 +155,44 @@ static bool amv_bundle_del(struct amvnet_eb *eb, struct amvnet_ep *ep)
 /*
  * What a closing endpoint posted and the firmware has not taken goes with
  * it (the driver drops it).  A program's last message -- the STOP to its
- * server, the reply to a last request -- is often just that, so give the
- * firmware up to AMV_LINGER_S to take it, as close(2) lets a socket's
- * data go.  Nothing here runs handlers: one stuck behind a full receive
- * queue of this very endpoint is dropped when the time is up.
+ * server, the reply to a last request -- is often just that, so the calls
+ * that close endpoints give the firmware until one deadline, AMV_LINGER_S
+ * after the call, to take what they posted, as close(2) lets a socket's
+ * data go.  Nothing here runs handlers: a message stuck behind a full
+ * receive queue of this very endpoint is dropped when the time is up.
  */
 #define AMV_LINGER_S	1
 
-static void amv_linger(struct amvnet_ep *ep)
+static void amv_linger_until(struct timespec *end)
 {
-	struct timespec now, end, nap = { 0, 200000 };
+	clock_gettime(CLOCK_MONOTONIC, end);
+	end->tv_sec += AMV_LINGER_S;
+}
+
+static bool amv_past(const struct timespec *end)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > end->tv_sec ||
+	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
+}
+
+static void amv_linger(struct amvnet_ep *ep, const struct timespec *end)
+{
+	struct timespec nap = { 0, 200000 };
 	unsigned int q;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += AMV_LINGER_S;
+	/* A forked child's copies: what they posted is the parent's. */
+	if (!end || ep->owner != getpid())
+		return;
 	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++) {
+		/*
+		 * Nothing ever posted: reading the frame could only bring an
+		 * idle endpoint back onto the card for nothing.
+		 */
+		if (!ep->raw.send_prod[q])
+			continue;
 		for (;;) {
 			/* Its NIC gone, the frame would answer with SIGBUS. */
 			if (ioctl(ep->raw.fd, VNET_IOC_KICK) && errno == ENODEV)
@@ -171,26 +200,26 @@ static void amv_linger(struct amvnet_ep *ep)
 			if (vnet_endpoint_taken(&ep->raw, q,
 						ep->raw.send_prod[q]))
 				break;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > end.tv_sec ||
-			    (now.tv_sec == end.tv_sec &&
-			     now.tv_nsec >= end.tv_nsec))
+			if (amv_past(end))
 				return;
 			nanosleep(&nap, NULL);
 		}
 	}
 }
 
-static void amv_free_ep(struct amvnet_ep *ep)
+/* Close @ep, after lingering until @linger_end unless that is NULL. */
+static void amv_free_ep(struct amvnet_ep *ep,
+			const struct timespec *linger_end)
 {
-	amv_linger(ep);
+	amv_linger(ep, linger_end);
 	vnet_endpoint_close(&ep->raw);
 	pthread_mutex_destroy(&ep->lock);
 	free(ep->runs);
 	free(ep);
 }
 
-static void amv_free_bundle_locked(struct amvnet_eb *eb)
+static void amv_free_bundle_locked(struct amvnet_eb *eb,
+				   const struct timespec *linger_end)
 {
 	struct amvnet_eb **p;
 
@@ -201,7 +230,7 @@ static void amv_free_bundle_locked(struct amvnet_eb *eb)
 		}
 	}
 	while (eb->nr_eps)
-		amv_free_ep(eb->eps[--eb->nr_eps]);
+		amv_free_ep(eb->eps[--eb->nr_eps], linger_end);
 	free(eb->eps);
 	free(eb);
 }
@@ -218,6 +247,8 @@ static bool amv_bundle_known(struct amvnet_eb *eb)
 
 int AM_FreeBundle(eb_t bundle)
 {
+	struct timespec end;
+
 	AMV_CHECK_INIT();
 	AMV_CHECK(!bundle, BAD_ARG);
 	AMV_CHECK(amv_in_handler(), RESOURCE);
@@ -226,7 +257,8 @@ int AM_FreeBundle(eb_t bundle)
 		pthread_mutex_unlock(&amv_global);
 		return AM_ERR_BAD_ARG;
 	}
-	amv_free_bundle_locked(bundle);
+	amv_linger_until(&end);
+	amv_free_bundle_locked(bundle, &end);
 	pthread_mutex_unlock(&amv_global);
 	return AM_OK;
 }
@@ -268,9 +300,10 @@ int AMVNET_AllocateEndpointOnNIC(eb_t bundle, uint32_t nic_id, ep_t *endp,
 	ep->credits = AMVNET_DEFAULT_CREDITS;
 	ep->tag = AM_NONE;
 	ep->tok.ep = ep;
+	ep->owner = getpid();
 	err = amv_bundle_add(bundle, ep);
 	if (err) {
-		amv_free_ep(ep);
+		amv_free_ep(ep, NULL);
 		return err;
 	}
 	*endp = ep;
@@ -285,12 +318,15 @@ int AM_AllocateEndpoint(eb_t bundle, ep_t *endp, en_t *endpoint_name)
 
 int AM_FreeEndpoint(ep_t ea)
 {
+	struct timespec end;
+
 	AMV_CHECK_INIT();
 	AMV_CHECK(!ea, BAD_ARG);
 	AMV_CHECK(amv_in_handler(), RESOURCE);
 	if (!amv_bundle_del(ea->eb, ea))
 		return AM_ERR_BAD_ARG;
-	amv_free_ep(ea);
+	amv_linger_until(&end);
+	amv_free_ep(ea, &end);
 	return AM_OK;
 }
 

@@ -100,6 +100,7 @@ struct amvnet_ep {
 	const struct vnet_desc *xfer_last;
 	uint64_t xfer_lo, xfer_hi;
 	bool xfer_failed;
+	pid_t owner;			/* the process that allocated it */
 	struct amvnet_stats st;
 };
 
