@@ -58,9 +58,8 @@ static unsigned long long c_pc(const void *uc)
 static void c_on_fault(int sig, siginfo_t *si, void *uc)
 {
 	unsigned long long pc = c_pc(uc);
-	const char *sym = "?";
-	char line[240];
-	Dl_info di;
+	Dl_info di = { .dli_fname = "?", .dli_sname = "?" };
+	char line[320];
 	int len;
 
 	if (c_guard)
@@ -71,15 +70,19 @@ static void c_on_fault(int sig, siginfo_t *si, void *uc)
 	 * it, as we would have.  snprintf() is not async-signal-safe, but
 	 * nothing runs after it here but the death.
 	 */
-	if (dladdr((void *)(uintptr_t)pc, &di) && di.dli_sname)
-		sym = di.dli_sname;
-	else
-		di.dli_saddr = NULL;
+	/*
+	 * The object and the offset in it, for addr2line: the torture's own
+	 * functions are not exported, so dladdr() names only the C library's.
+	 */
+	if (!dladdr((void *)(uintptr_t)pc, &di))
+		di.dli_fbase = NULL;
 	len = snprintf(line, sizeof(line), "# chaos %llu, pid %d: unguarded "
-		       "%s at %p, pc %#llx (%s+%#llx), in %s\n",
+		       "%s at %p, pc %s+%#llx (%s), in %s\n",
 		       (unsigned long long)c_seed, (int)getpid(),
-		       sig == SIGBUS ? "SIGBUS" : "SIGSEGV", si->si_addr, pc,
-		       sym, pc - (uintptr_t)di.dli_saddr,
+		       sig == SIGBUS ? "SIGBUS" : "SIGSEGV", si->si_addr,
+		       di.dli_fname ? di.dli_fname : "?",
+		       pc - (uintptr_t)di.dli_fbase,
+		       di.dli_sname ? di.dli_sname : "?",
 		       c_doing < 0 ? "no operation" : t_op_name[c_doing]);
 	if (len > 0)
 		(void)!write(STDERR_FILENO, line, len);
@@ -461,28 +464,28 @@ static void c_garbage(struct chaos *c, struct c_ep *e)
 }
 
 /*
- * Whether [@addr, @addr + @len) lies in one mapping, as the kernel has it.
- * Our own books cannot say: a failed move may have cut the tail of a
- * range already, and a range reserved for the next move may then have
- * landed in the gap.
+ * How far the mapping holding @addr reaches from it, as the kernel has it
+ * (0: nothing there; -1: /proc/self/maps unreadable).  Our own books
+ * cannot say: a failed move may have cut the tail of a range already.
  */
-static bool c_whole(const uint8_t *addr, size_t len)
+static long long c_extent(const uint8_t *addr)
 {
 	unsigned long long start, end;
 	uintptr_t a = (uintptr_t)addr;
-	bool whole = false;
-	char line[512];
+	long long extent = 0;
+	char line[4200];
 	FILE *f = fopen("/proc/self/maps", "re");
 
-	while (f && fgets(line, sizeof(line), f))
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx-%llx", &start, &end) == 2 &&
 		    start <= a && a < end) {
-			whole = a + len <= end;
+			extent = end - a;
 			break;
 		}
-	if (f)
-		fclose(f);
-	return whole;
+	fclose(f);
+	return extent;
 }
 
 /*
@@ -494,7 +497,8 @@ static bool c_whole(const uint8_t *addr, size_t len)
 static void c_mremap(struct chaos *c, struct c_map *m, size_t len, bool fixed)
 {
 	int flags = MREMAP_MAYMOVE, err;
-	bool grow = len > m->len, whole = c_whole(m->addr, m->len);
+	long long extent = c_extent(m->addr);
+	bool grow = len > m->len, whole = extent >= (long long)m->len;
 	void *dst = NULL, *p;
 
 	if (fixed) {
@@ -519,6 +523,12 @@ static void c_mremap(struct chaos *c, struct c_map *m, size_t len, bool fixed)
 	if (err) {
 		if (fixed)
 			munmap(dst, len);
+		/* A failed move may have cut the tail: keep to what is left. */
+		extent = c_extent(m->addr);
+		if (extent >= 0 && (size_t)extent < m->len)
+			m->len = extent;
+		if (!m->len)
+			m->addr = NULL;
 		return;
 	}
 	/* One mapping now, whatever it was. */
@@ -541,12 +551,20 @@ static void c_remap(struct chaos *c, struct c_ep *e)
 		m->addr = NULL;
 		break;
 	case 1:
-		/* A hole in the middle: later touches there fault. */
-		if (m->len > 8192)
+		/*
+		 * A hole in the middle: later touches there fault.  Not an
+		 * unmapped one, where a later mapping could land and take
+		 * our garbage: a page of PROT_NONE in its place.
+		 */
+		if (m->len > 8192) {
+			void *hole = m->addr + 4096 * (1 + t_below(&c->rng,
+						m->len / 4096 - 2));
+
 			t_count(c->ctl, T_OP_MUNMAP,
-				munmap(m->addr + 4096 * (1 + t_below(&c->rng,
-						m->len / 4096 - 2)),
-				       4096) ? errno : 0);
+				mmap(hole, 4096, PROT_NONE, MAP_PRIVATE |
+				     MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+				     -1, 0) == MAP_FAILED ? errno : 0);
+		}
 		break;
 	case 2:
 		/* Moved whole, and used where it is now. */
