@@ -30,9 +30,9 @@ int AM_Init(void)
 	return AM_OK;
 }
 
-static void amv_linger_until(struct timespec *end);
+static uint64_t amv_linger_until(void);
 static void amv_free_bundle_locked(struct amvnet_eb *eb,
-				   const struct timespec *linger_end);
+				   const uint64_t *linger_end);
 
 int AM_Terminate(void)
 {
@@ -40,9 +40,8 @@ int AM_Terminate(void)
 	AMV_CHECK(amv_in_handler(), RESOURCE);
 	pthread_mutex_lock(&amv_global);
 	if (amv_init_count == 1) {
-		struct timespec end;
+		uint64_t end = amv_linger_until();
 
-		amv_linger_until(&end);
 		while (amv_bundles)
 			amv_free_bundle_locked(amv_bundles, &end);
 	}
@@ -163,22 +162,12 @@ static bool amv_bundle_del(struct amvnet_eb *eb, struct amvnet_ep *ep)
  */
 #define AMV_LINGER_S	1
 
-static void amv_linger_until(struct timespec *end)
+static uint64_t amv_linger_until(void)
 {
-	clock_gettime(CLOCK_MONOTONIC, end);
-	end->tv_sec += AMV_LINGER_S;
+	return amv_now_ns() + AMV_LINGER_S * 1000000000ull;
 }
 
-static bool amv_past(const struct timespec *end)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > end->tv_sec ||
-	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
-}
-
-static void amv_linger(struct amvnet_ep *ep, const struct timespec *end)
+static void amv_linger(struct amvnet_ep *ep, const uint64_t *end)
 {
 	struct timespec nap = { 0, 200000 };
 	unsigned int q;
@@ -200,7 +189,7 @@ static void amv_linger(struct amvnet_ep *ep, const struct timespec *end)
 			if (vnet_endpoint_taken(&ep->raw, q,
 						ep->raw.send_prod[q]))
 				break;
-			if (amv_past(end))
+			if (amv_now_ns() >= *end)
 				return;
 			nanosleep(&nap, NULL);
 		}
@@ -208,8 +197,7 @@ static void amv_linger(struct amvnet_ep *ep, const struct timespec *end)
 }
 
 /* Close @ep, after lingering until @linger_end unless that is NULL. */
-static void amv_free_ep(struct amvnet_ep *ep,
-			const struct timespec *linger_end)
+static void amv_free_ep(struct amvnet_ep *ep, const uint64_t *linger_end)
 {
 	amv_linger(ep, linger_end);
 	vnet_endpoint_close(&ep->raw);
@@ -219,7 +207,7 @@ static void amv_free_ep(struct amvnet_ep *ep,
 }
 
 static void amv_free_bundle_locked(struct amvnet_eb *eb,
-				   const struct timespec *linger_end)
+				   const uint64_t *linger_end)
 {
 	struct amvnet_eb **p;
 
@@ -247,7 +235,7 @@ static bool amv_bundle_known(struct amvnet_eb *eb)
 
 int AM_FreeBundle(eb_t bundle)
 {
-	struct timespec end;
+	uint64_t end;
 
 	AMV_CHECK_INIT();
 	AMV_CHECK(!bundle, BAD_ARG);
@@ -257,7 +245,7 @@ int AM_FreeBundle(eb_t bundle)
 		pthread_mutex_unlock(&amv_global);
 		return AM_ERR_BAD_ARG;
 	}
-	amv_linger_until(&end);
+	end = amv_linger_until();
 	amv_free_bundle_locked(bundle, &end);
 	pthread_mutex_unlock(&amv_global);
 	return AM_OK;
@@ -318,14 +306,14 @@ int AM_AllocateEndpoint(eb_t bundle, ep_t *endp, en_t *endpoint_name)
 
 int AM_FreeEndpoint(ep_t ea)
 {
-	struct timespec end;
+	uint64_t end;
 
 	AMV_CHECK_INIT();
 	AMV_CHECK(!ea, BAD_ARG);
 	AMV_CHECK(amv_in_handler(), RESOURCE);
 	if (!amv_bundle_del(ea->eb, ea))
 		return AM_ERR_BAD_ARG;
-	amv_linger_until(&end);
+	end = amv_linger_until();
 	amv_free_ep(ea, &end);
 	return AM_OK;
 }

@@ -175,4 +175,7 @@ void amv_refuse(struct amvnet_ep *ep, struct amvnet_token *t, int status);
 void amv_default_returned(int status, op_t opcode, void *token);
 const char *amv_status_name(int status);
 
+/* am_send.c: CLOCK_MONOTONIC in ns. */
+uint64_t amv_now_ns(void);
+
 #endif /* _VNET_AM_INTERNAL_H */

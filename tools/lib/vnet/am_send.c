@@ -66,7 +66,7 @@ static void amv_backoff(unsigned int *spins)
  */
 #define AMV_SPIN_NS	10000
 
-static uint64_t amv_now_ns(void)
+uint64_t amv_now_ns(void)
 {
 	struct timespec ts;
 
