@@ -187,6 +187,7 @@ void t_violation(struct t_ctl *ctl, const char *fmt, ...)
  * else a violation, naming the seed of whoever saw it.
  */
 #define T_END		(-1)
+#define T_NOTHING	(-2)	/* in the list: matches no result */
 void t_expect(struct t_ctl *ctl, uint64_t seed, int op, int err, ...);
 
 static inline void t_count(struct t_ctl *ctl, int op, int err)

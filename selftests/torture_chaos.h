@@ -80,11 +80,12 @@ static inline int c_ioctl(int fd, unsigned long cmd, void *arg)
 
 /*
  * What a call on @e may also answer: ENODEV once its NIC is gone, which
- * only the chaos pair's ever is (the admin detaches nothing else).
+ * only the chaos pair's ever is (the admin detaches nothing else); on
+ * another NIC, nothing more (not 0: a refusal must stay one).
  */
 static inline int c_gone(const struct c_ep *e)
 {
-	return e->nic >= T_NIC_C ? ENODEV : 0;
+	return e->nic >= T_NIC_C ? ENODEV : T_NOTHING;
 }
 
 static inline struct c_ep *c_pick(struct chaos *c)
