@@ -26,9 +26,10 @@
  *
  * and counts what it did in memory shared with trinity's children: the
  * file VNET_TRINITY_COUNTS, which outlives trinity however it ends (its
- * main process too dies of a fault of its own now and then), begins with
- * seven 64-bit counts: files, endpoints, mapped, ioctls sent to vnet and
- * of them succeeded, mmaps aimed and of them succeeded.
+ * main process too dies of a fault of its own, see vm-check), begins with
+ * eight 64-bit counts: files, endpoints, mapped, ioctls sent to vnet and
+ * of them succeeded, mmaps aimed and of them succeeded, and the system
+ * calls trinity made (through syscall(3), all of them).
  *
  * VNET_TRINITY_SEED seeds its choices, each child's its own.
  */
@@ -62,11 +63,12 @@ static const unsigned long vnet_cmds[] = {
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SHIM_FDS	256
 
-/* Its head is read by vm-check: the seven counts, in this order. */
+/* Its head is read by vm-check: the eight counts, in this order. */
 struct shim_counts {
 	atomic_ulong files, endpoints, mapped;
 	atomic_ulong ioctls, ioctls_ok;
 	atomic_ulong mmaps, mmaps_ok;
+	atomic_ulong calls;
 	/* The last endpoint set up, the next one's destination. */
 	struct vnet_name last;
 	__u64 last_tag;
@@ -310,6 +312,8 @@ long syscall(long nr, ...)
 	errno = saved_errno;
 	ret = real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 count:
+	if (counts)
+		atomic_fetch_add(&counts->calls, 1);
 	if (ioctl) {
 		atomic_fetch_add(&counts->ioctls, 1);
 		if (ret >= 0)
