@@ -182,7 +182,9 @@ demo: setup all
 	tools/vm/run -- tools/testing/demo
 
 # vnet pingpong and bw between two NICs on veth, beside TCP (sockperf,
-# iperf3) in the same VM run; tools/testing/bench-wire.  One vCPU: with two
+# iperf3), Soft-RoCE (perftest over rdma_rxe) and memcpy in the same VM
+# run; tools/testing/bench-wire.  KVER=<6.1 release> for rxe's round trip
+# (6.12's fails here, vnet-bench.rst).  One vCPU: with two
 # on a two-core host, every wake-up across vCPUs waits for the host's
 # scheduler and the figures measure that (Documentation/vnet/vnet-bench.rst).
 .PHONY: bench-wire

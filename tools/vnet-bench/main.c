@@ -47,6 +47,11 @@ void bench_usage(FILE *f)
 		"  serve [--nic vnetN] [--seconds S]\n"
 		"                          answer pingpong and bw from other nodes;\n"
 		"                          prints NIC:EP and the tag to give them\n"
+		"  memcpy [options]        MB/s of memcpy() by message size, the\n"
+		"                          limit of a design that copies once\n"
+		"      --sizes LIST        bytes (default 64,1024,8192,65536,1048576)\n"
+		"      --seconds S         seconds per size (default 1)\n"
+		"      --csv FILE          also write the result rows as CSV\n"
 		"  help                    show this help\n"
 		"\n"
 		"Exit status: 0 success, 1 error or benchmark FAIL, 2 usage or a\n"
@@ -75,7 +80,7 @@ int main(int argc, char **argv)
 	vnetctl_prog = BENCH_NAME;
 	if (!name) {
 		vnetctl_msg("which benchmark? (paging, logp, contention, vnets, "
-			    "pingpong, bw, serve)");
+			    "pingpong, bw, serve, memcpy)");
 		bench_usage(stderr);
 		return VNETCTL_EXIT_USAGE;
 	}
@@ -90,6 +95,8 @@ int main(int argc, char **argv)
 		return bench_cmd_am(argc, argv);
 	if (bench_wire_handles(name))
 		return bench_cmd_wire(argc, argv);
+	if (!strcmp(name, "memcpy"))
+		return bench_cmd_memcpy(argc, argv);
 
 	vnetctl_msg("unknown benchmark '%s'", name);
 	bench_usage(stderr);

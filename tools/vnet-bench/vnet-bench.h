@@ -50,5 +50,6 @@ bool bench_am_handles(const char *name);	/* bench_am.c */
 int bench_cmd_am(int argc, char **argv);
 bool bench_wire_handles(const char *name);	/* bench_wire.c */
 int bench_cmd_wire(int argc, char **argv);
+int bench_cmd_memcpy(int argc, char **argv);	/* bench_memcpy.c */
 
 #endif /* _VNET_BENCH_H */
