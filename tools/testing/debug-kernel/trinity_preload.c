@@ -28,8 +28,9 @@
  * file VNET_TRINITY_COUNTS, which outlives trinity however it ends (its
  * main process too dies of a fault of its own, see vm-check), begins with
  * eight 64-bit counts: files, endpoints, mapped, ioctls sent to vnet and
- * of them succeeded, mmaps aimed and of them succeeded, and the system
- * calls trinity made (through syscall(3), all of them).
+ * of them succeeded, mmaps aimed and of them succeeded, and the calls
+ * trinity made through syscall(3) (its fuzzed calls), counted as they
+ * return.
  *
  * VNET_TRINITY_SEED seeds its choices, each child's its own.
  */
