@@ -26,7 +26,7 @@
  *
  * and counts what it did in memory shared with trinity's children: the
  * file VNET_TRINITY_COUNTS, which outlives trinity however it ends (its
- * main process too dies of a fault of its own, see vm-check), begins with
+ * main process too dies of a fault now and then, see vm-check), begins with
  * eight 64-bit counts: files, endpoints, mapped, ioctls sent to vnet and
  * of them succeeded, mmaps aimed and of them succeeded, and the calls
  * trinity made through syscall(3) (its fuzzed calls), counted as they
