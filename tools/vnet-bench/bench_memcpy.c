@@ -40,50 +40,28 @@ static const struct bench_opt memcpy_opts[] = {
 	{ NULL, 0, false }
 };
 
-/* A comma-separated list of sizes from 1 byte to the buffers' length. */
-static int memcpy_parse_sizes(const char *v, struct memcpy_opts *o)
-{
-	const char *p = v;
-	char *end;
-
-	o->nr_sizes = 0;
-	do {
-		unsigned long s;
-
-		errno = 0;
-		s = strtoul(p, &end, 10);
-		if (end == p || errno || !s || s > MEMCPY_BUF ||
-		    o->nr_sizes == MEMCPY_MAX_SIZES)
-			return -1;
-		o->sizes[o->nr_sizes++] = (uint32_t)s;
-		p = end + 1;
-	} while (*end == ',');
-	return *end ? -1 : 0;
-}
-
 static int memcpy_parse(int argc, char **argv, struct memcpy_opts *o)
 {
 	const struct bench_opt *opt;
 	const char *v;
-	char *end;
 	int a;
 
 	memset(o, 0, sizeof(*o));
 	o->seconds = 1;
-	memcpy_parse_sizes("64,1024,8192,65536,1048576", o);
+	bench_parse_sizes("64,1024,8192,65536,1048576", o->sizes,
+			  MEMCPY_MAX_SIZES, &o->nr_sizes, 1, MEMCPY_BUF);
 	for (a = 2; a < argc; a++) {
 		opt = bench_next_opt(argv[1], argc, argv, &a, memcpy_opts, &v);
 		if (!opt)
 			return -1;
 		switch (opt->id) {
 		case OPT_SIZES:
-			if (memcpy_parse_sizes(v, o))
+			if (bench_parse_sizes(v, o->sizes, MEMCPY_MAX_SIZES,
+					      &o->nr_sizes, 1, MEMCPY_BUF))
 				goto bad;
 			break;
 		case OPT_SECONDS:
-			o->seconds = strtod(v, &end);
-			if (end == v || *end || !(o->seconds > 0) ||
-			    o->seconds > 3600)
+			if (bench_parse_seconds(v, &o->seconds))
 				goto bad;
 			break;
 		default:	/* OPT_CSV */

@@ -102,38 +102,6 @@ int wire_pick_nics(struct wire_opts *o)
 	return VNETCTL_EXIT_USAGE;
 }
 
-static int parse_u32(const char *s, uint32_t *v, uint32_t max)
-{
-	unsigned long long x;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x > max)
-		return -1;
-	*v = (uint32_t)x;
-	return 0;
-}
-
-static int parse_sizes(const char *s, struct wire_opts *o)
-{
-	char buf[256], *tok, *save;
-
-	if (!s || strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	o->nr_sizes = 0;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		if (o->nr_sizes == WIRE_MAX_SIZES ||
-		    parse_u32(tok, &o->sizes[o->nr_sizes++], VNET_MEDIUM_MAX))
-			return -1;
-	return o->nr_sizes ? 0 : -1;
-}
-
-/* NIC:EP, as "vnet-bench serve" prints it (vnetN:EP also goes). */
 static int parse_name(const char *s, struct vnet_name *name)
 {
 	char buf[64], *colon;
@@ -145,9 +113,9 @@ static int parse_name(const char *s, struct vnet_name *name)
 	if (!colon)
 		return -1;
 	*colon = 0;
-	return parse_u32(strncmp(buf, "vnet", 4) ? buf : buf + 4, &name->nic,
+	return bench_parse_u32(strncmp(buf, "vnet", 4) ? buf : buf + 4, &name->nic,
 			 VNET_MAX_NIC_ID) ||
-	       parse_u32(colon + 1, &name->ep, UINT32_MAX - 1);
+	       bench_parse_u32(colon + 1, &name->ep, UINT32_MAX - 1);
 }
 
 enum { OPT_FROM, OPT_TO, OPT_PEER, OPT_COUNT, OPT_SECONDS, OPT_SIZES,
@@ -184,27 +152,24 @@ static const struct bench_opt serve_opts[] = {
 /* One option and its value; non-zero if the value is bad. */
 static int wire_option(int id, const char *v, struct wire_opts *o)
 {
-	char *end = NULL;
-
 	switch (id) {
 	case OPT_FROM:
 	case OPT_TO:
 		if (!strncmp(v, "vnet", 4))
 			v += 4;
 		*(id == OPT_FROM ? &o->have_from : &o->have_to) = true;
-		return parse_u32(v, id == OPT_FROM ? &o->from : &o->to,
+		return bench_parse_u32(v, id == OPT_FROM ? &o->from : &o->to,
 				 VNET_MAX_NIC_ID);
 	case OPT_PEER:
 		o->remote = true;
 		return parse_name(v, &o->peer);
 	case OPT_COUNT:
-		return parse_u32(v, &o->count, 10000000) || !o->count;
+		return bench_parse_u32(v, &o->count, 10000000) || !o->count;
 	case OPT_SECONDS:
-		o->seconds = strtod(v, &end);
-		return end == v || *end || !(o->seconds > 0) ||
-		       o->seconds > 3600;
+		return bench_parse_seconds(v, &o->seconds);
 	case OPT_SIZES:
-		return parse_sizes(v, o);
+		return bench_parse_sizes(v, o->sizes, WIRE_MAX_SIZES,
+					 &o->nr_sizes, 0, VNET_MEDIUM_MAX);
 	default:	/* OPT_CSV */
 		o->csv = v;
 		return !*v;

@@ -8,6 +8,7 @@
 #define _VNET_BENCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define BENCH_NAME		"vnet-bench"
@@ -39,6 +40,16 @@ const struct bench_opt *bench_next_opt(const char *bench, int argc,
 				       const char **val);
 void bench_bad_value(const char *bench, const struct bench_opt *opt,
 		     const char *val);
+
+/*
+ * Option values, 0 or -1: a decimal from 0 to @max; a comma-separated
+ * list of at most @max_n such sizes, each from @min to @max, into @sizes
+ * and *@n; seconds, more than 0 and at most an hour.
+ */
+int bench_parse_u32(const char *s, uint32_t *v, uint32_t max);
+int bench_parse_sizes(const char *s, uint32_t *sizes, unsigned int max_n,
+		      unsigned int *n, uint32_t min, uint32_t max);
+int bench_parse_seconds(const char *s, double *v);
 
 /* main.c */
 void bench_usage(FILE *f);
