@@ -188,8 +188,11 @@ demo: setup all
 # on a two-core host, every wake-up across vCPUs waits for the host's
 # scheduler and the figures measure that (Documentation/vnet/vnet-bench.rst).
 .PHONY: bench-wire
+BENCH_WIRE_ENV := $(foreach v,BENCH_SIZES BENCH_SECONDS BENCH_MTU,\
+	$(if $($(v)),$(v)=$($(v))))
 bench-wire: setup all
-	tools/vm/run --smp 1 -- tools/testing/bench-wire
+	tools/vm/run --smp 1 --timeout 1800 -- env $(BENCH_WIRE_ENV) \
+		tools/testing/bench-wire
 
 # vnet pingpong and bw between the kernels of two nodes of a four-node
 # cluster whose ids and routes vnet-mapd keeps, beside TCP (sockperf,

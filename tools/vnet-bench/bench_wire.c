@@ -12,7 +12,9 @@
  * of the same size, so a round trip carries the size both ways, as
  * sockperf's ping-pong does.  bw: the client streams requests with up to
  * WIRE_WINDOW outstanding; the server answers each with a short reply,
- * which is the credit for the next request.
+ * which is the credit for the next request.  Payloads up to a medium
+ * message's go in staging slots, larger ones as XFERs between segments
+ * (bench_wire.h).
  *
  * Both sides block in poll() rather than spin: on a two-CPU machine a
  * spinning client and server would starve the NICs' firmware threads, and
@@ -42,6 +44,9 @@
 #define WIRE_RING		64	/* bw: a reply may overtake fewer others */
 #define WIRE_STALL_NS		(10 * 1000000000ULL)	/* no reply: give up */
 #define WIRE_STAT_RETRANS	8	/* "retransmits" in vnetctl_stat_names */
+
+/* bw's free areas are the bits of a word; pingpong's echo lands in area 1. */
+_Static_assert(WIRE_SLOTS >= 2 && WIRE_SLOTS < 32, "WIRE_SLOTS");
 
 static uint64_t now_ns(void)
 {
@@ -85,6 +90,50 @@ static bool stamped(const uint8_t *buf, uint32_t len, uint32_t seq)
 			   !memcmp(buf + len - 4, &w[1], 4));
 }
 
+static bool is_xfer(uint32_t size)
+{
+	return size > VNET_MEDIUM_MAX;
+}
+
+/*
+ * Where the payload of @d, received by @ep, is: its staging slot, or for
+ * an XFER the range of @seg it landed in (NULL if @seg cannot hold it).
+ */
+static const uint8_t *landed(struct vnet_endpoint *ep, unsigned int q,
+			     const struct wire_seg *seg,
+			     const struct vnet_desc *d)
+{
+	if (!(d->flags & VNET_DESC_XFER))
+		return vnet_endpoint_payload(ep, q);
+	if (d->offset > seg->len || d->len > seg->len - d->offset)
+		return NULL;
+	return seg->mem + d->offset;
+}
+
+/*
+ * The request for round trip or message @seq: @len bytes from the
+ * client's staging slot or, past a medium payload, from area @area of its
+ * segment into the same area of the server's; a pingpong echo of an XFER
+ * lands in the client's area 1 (args[1]).
+ */
+static struct vnet_desc request(const struct wire *w, uint8_t handler,
+				uint32_t seq, uint32_t len, uint32_t area)
+{
+	struct vnet_desc r = {
+		.handler = handler, .nargs = 1, .args = { seq }, .len = len,
+		.flags = len ? VNET_DESC_MEDIUM : 0,
+	};
+
+	if (is_xfer(len)) {
+		r.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
+		r.nargs = 2;
+		r.src_offset = area * w->area;
+		r.offset = area * w->area;
+		r.args[1] = w->area;
+	}
+	return r;
+}
+
 /* Answer the requests waiting; false if there was nothing to do. */
 static bool serve(struct wire *w)
 {
@@ -99,7 +148,9 @@ static bool serve(struct wire *w)
 		busy = true;
 	}
 	while ((d = vnet_endpoint_peek(ep, VNET_Q_REQ_RECV))) {
-		const void *payload = vnet_endpoint_payload(ep, VNET_Q_REQ_RECV);
+		const uint8_t *payload = landed(ep, VNET_Q_REQ_RECV, &w->sseg,
+						d);
+		bool xfer = d->flags & VNET_DESC_XFER;
 		struct vnet_desc r = {
 			.handler = WIRE_H_REPLY, .nargs = 1,
 			.token = d->token, .args = { d->args[0] },
@@ -107,12 +158,22 @@ static bool serve(struct wire *w)
 		uint32_t len = d->handler == WIRE_H_REQUEST ? d->len : 0;
 
 		if ((d->handler != WIRE_H_REQUEST &&
-		     d->handler != WIRE_H_REQUEST_NOECHO) || d->nargs != 1 ||
-		    !stamped(payload, d->len, d->args[0]))
+		     d->handler != WIRE_H_REQUEST_NOECHO) ||
+		    d->nargs != (xfer ? 2 : 1) || !payload ||
+		    !stamped(payload, d->len, d->args[0])) {
 			count(&w->se.bad);
+			len = 0;
+		}
 		/* pingpong echoes the payload from where it arrived. */
 		r.flags = len ? VNET_DESC_MEDIUM : 0;
 		r.len = len;
+		if (xfer && len) {
+			r.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
+			r.src_offset = d->offset;
+			r.offset = d->args[1];
+			payload = NULL;
+			len = 0;
+		}
 		if (vnet_endpoint_post(ep, VNET_Q_REP_SEND, &r, payload, len))
 			break;	/* reply queue full: answer on the next pass */
 		vnet_endpoint_consume(ep, VNET_Q_REQ_RECV);
@@ -214,21 +275,23 @@ static void pingpong(struct wire *w, uint8_t *buf, uint64_t *rtt,
 		     struct wire_row *row)
 {
 	uint32_t i, size = row->size, n = 0;
+	bool xfer = is_xfer(size);
 
+	/* An XFER's source is area 0 of the client's segment. */
+	if (xfer)
+		buf = w->cseg.mem;
 	for (i = 0; i < size; i++)
 		buf[i] = (uint8_t)(i * 7 + size);
 	for (i = 0; i < WIRE_WARMUP + w->o->count; i++) {
-		struct vnet_desc r = {
-			.handler = WIRE_H_REQUEST, .nargs = 1, .args = { i },
-			.flags = size ? VNET_DESC_MEDIUM : 0, .len = size,
-		};
+		struct vnet_desc r = request(w, WIRE_H_REQUEST, i, size, 0);
 		const struct vnet_desc *d;
 		uint64_t t0, t1;
 
 		stamp(buf, size, i);
 		t0 = now_ns();
 		/* Nothing is outstanding, so the queue has room. */
-		vnet_endpoint_post(&w->cli, VNET_Q_REQ_SEND, &r, buf, size);
+		vnet_endpoint_post(&w->cli, VNET_Q_REQ_SEND, &r, buf,
+				   xfer ? 0 : size);
 		w->sent++;
 		while (!(d = vnet_endpoint_peek(&w->cli, VNET_Q_REP_RECV))) {
 			if (now_ns() - t0 > WIRE_STALL_NS)
@@ -240,10 +303,14 @@ static void pingpong(struct wire *w, uint8_t *buf, uint64_t *rtt,
 		if (d->flags & VNET_DESC_RETURNED) {
 			returned(&w->ce, d);
 		} else {
+			const uint8_t *echo = landed(&w->cli, VNET_Q_REP_RECV,
+						     &w->cseg, d);
+
 			if (d->handler != WIRE_H_REPLY || d->args[0] != i ||
-			    d->len != size ||
-			    memcmp(vnet_endpoint_payload(&w->cli, VNET_Q_REP_RECV),
-				   buf, size))
+			    d->len != size || !echo ||
+			    !(d->flags & VNET_DESC_XFER) != !xfer ||
+			    (xfer && d->offset != w->area) ||
+			    memcmp(echo, buf, size))
 				w->ce.bad++;
 			if (i >= WIRE_WARMUP)
 				rtt[n++] = t1 - t0;
@@ -269,10 +336,13 @@ static void bw(struct wire *w, uint8_t *buf, struct wire_row *row)
 	uint64_t start = now_ns(), begin = 0, end, last = start;
 	uint32_t ring[WIRE_RING], seq = 0, outstanding = 0;
 	bool busy[WIRE_RING] = { false }, measuring = false;
-	uint32_t size = row->size;
+	uint32_t size = row->size, areas = (1u << WIRE_SLOTS) - 1;
+	uint8_t area_of[WIRE_RING];
+	bool xfer = is_xfer(size);
 
 	end = start + (uint64_t)((WIRE_BW_WARMUP + w->o->seconds) * 1e9);
-	memset(buf, 0xa5, size);
+	if (!xfer)
+		memset(buf, 0xa5, size);
 	for (;;) {
 		uint64_t now = now_ns();
 		bool sending = now < end;
@@ -294,6 +364,8 @@ static void bw(struct wire *w, uint8_t *buf, struct wire_row *row)
 			if (busy[k] && ring[k] == s) {
 				busy[k] = false;
 				outstanding--;
+				if (xfer)
+					areas |= 1u << area_of[k];
 			} else {
 				w->ce.bad++;
 			}
@@ -305,18 +377,19 @@ static void bw(struct wire *w, uint8_t *buf, struct wire_row *row)
 			break;
 		/* The window ends at WIRE_WINDOW or at a full send queue. */
 		while (sending && outstanding < WIRE_WINDOW &&
-		       !busy[seq % WIRE_RING]) {
-			struct vnet_desc r = {
-				.handler = WIRE_H_REQUEST_NOECHO, .nargs = 1,
-				.args = { seq },
-				.flags = size ? VNET_DESC_MEDIUM : 0,
-				.len = size,
-			};
+		       !busy[seq % WIRE_RING] && (!xfer || areas)) {
+			uint32_t a = xfer ? (uint32_t)__builtin_ctz(areas) : 0;
+			struct vnet_desc r = request(w, WIRE_H_REQUEST_NOECHO,
+						     seq, size, a);
+			uint8_t *src = xfer ? w->cseg.mem + a * w->area : buf;
 
-			stamp(buf, size, seq);
+			stamp(src, size, seq);
 			if (vnet_endpoint_post(&w->cli, VNET_Q_REQ_SEND, &r,
-					       buf, size))
+					       buf, xfer ? 0 : size))
 				break;
+			if (xfer)
+				areas &= ~(1u << a);
+			area_of[seq % WIRE_RING] = a;
 			busy[seq % WIRE_RING] = true;
 			ring[seq % WIRE_RING] = seq;
 			seq++;
@@ -525,6 +598,13 @@ static int serve_until_stopped(const struct wire_opts *o)
 		vnet_endpoint_close(&w.srv);
 		return VNETCTL_EXIT_FAIL;
 	}
+	/* The client picks the areas: room for the largest in each. */
+	err = wire_seg_give(&w.srv, &w.sseg,
+			    (uint64_t)WIRE_SLOTS * VNET_XFER_MAX);
+	if (err)
+		vnetctl_msg("serve: no segment, XFERs of more than %d bytes "
+			    "will come back: %s", VNET_MEDIUM_MAX,
+			    strerror(-err));
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (o->seconds > 0)
@@ -539,6 +619,7 @@ static int serve_until_stopped(const struct wire_opts *o)
 	       " replies returned\n", w.served, w.se.bad, w.se.returned);
 	print_errs("server", &w.se);
 	vnet_endpoint_close(&w.srv);
+	wire_seg_drop(&w.sseg);
 	return w.se.bad ? VNETCTL_EXIT_FAIL : VNETCTL_EXIT_OK;
 }
 
@@ -547,7 +628,7 @@ int bench_cmd_wire(int argc, char **argv)
 {
 	struct wire_opts o;
 	struct wire w = { .o = &o };
-	uint32_t max, k, n = 0;
+	uint32_t max, k, n = 0, largest = 0;
 	uint64_t tag;
 	FILE *csv = NULL;
 	int err, ret;
@@ -575,8 +656,12 @@ int bench_cmd_wire(int argc, char **argv)
 			i++;
 		if (i == n)
 			o.sizes[n++] = s;
+		if (s > largest)
+			largest = s;
 	}
 	o.nr_sizes = n;
+	/* Areas whole pages, within a remote server's (serve). */
+	w.area = ((uint64_t)largest + 4095) & ~4095ULL;
 
 	err = vnet_endpoint_open(&w.cli, o.from);
 	if (err) {
@@ -584,6 +669,14 @@ int bench_cmd_wire(int argc, char **argv)
 		return VNETCTL_EXIT_FAIL;
 	}
 	ret = VNETCTL_EXIT_FAIL;
+	if (is_xfer(largest)) {
+		err = wire_seg_give(&w.cli, &w.cseg, WIRE_SLOTS * w.area);
+		if (err) {
+			vnetctl_err(err, "segment of %" PRIu64 " bytes",
+				    WIRE_SLOTS * w.area);
+			goto out_cli;
+		}
+	}
 	if (o.remote) {
 		err = vnet_endpoint_map(&w.cli, 0, o.peer, o.tag);
 		if (err) {
@@ -596,6 +689,15 @@ int bench_cmd_wire(int argc, char **argv)
 		if (err) {
 			vnetctl_err(err, "endpoint on vnet%" PRIu32, o.to);
 			goto out_cli;
+		}
+		if (is_xfer(largest)) {
+			err = wire_seg_give(&w.srv, &w.sseg,
+					    WIRE_SLOTS * w.area);
+			if (err) {
+				vnetctl_err(err, "segment of %" PRIu64
+					    " bytes", WIRE_SLOTS * w.area);
+				goto out;
+			}
 		}
 		err = vnet_tag_random(&tag);
 		if (!err)
@@ -617,7 +719,9 @@ int bench_cmd_wire(int argc, char **argv)
 out:
 	if (!o.remote)
 		vnet_endpoint_close(&w.srv);
+	wire_seg_drop(&w.sseg);
 out_cli:
 	vnet_endpoint_close(&w.cli);
+	wire_seg_drop(&w.cseg);
 	return ret;
 }

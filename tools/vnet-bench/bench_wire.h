@@ -21,6 +21,21 @@
 #define WIRE_H_REQUEST_NOECHO	3
 #define WIRE_MAX_SIZES		32
 
+/*
+ * A payload past VNET_MEDIUM_MAX goes as an XFER from its sender's segment
+ * (VNET_DESC_FROM_SEG) into the receiver's, in one of WIRE_SLOTS areas of
+ * the largest size measured at either end: a bw request has an area of its
+ * own until its reply comes, so none is written while a train reads it.
+ * pingpong's request goes from area 0 to area 0, its echo back to area 1.
+ */
+#define WIRE_SLOTS		16
+
+/* A segment of @len bytes registered with an endpoint, or none (NULL). */
+struct wire_seg {
+	uint8_t *mem;
+	uint64_t len;
+};
+
 struct wire_opts {
 	const char *bench;		/* "pingpong", "bw" or "serve" */
 	bool bw;
@@ -53,6 +68,8 @@ struct wire {
 	int stop;			/* atomic: ends the server thread */
 	uint64_t served;		/* atomic: requests answered */
 	struct wire_errs ce, se;	/* the client's, the server's */
+	struct wire_seg cseg, sseg;	/* segments, for XFERs */
+	uint64_t area;			/* bytes of one of WIRE_SLOTS areas */
 	uint32_t size;			/* where the client is, for stall() */
 	uint64_t sent, done;
 };
@@ -68,5 +85,8 @@ struct wire_row {
 int wire_parse(int argc, char **argv, struct wire_opts *o);
 int wire_pick_nics(struct wire_opts *o);
 int wire_max_payload(const struct wire_opts *o, uint32_t *max);
+int wire_seg_give(struct vnet_endpoint *ep, struct wire_seg *seg,
+		  uint64_t len);
+void wire_seg_drop(struct wire_seg *seg);
 
 #endif /* _VNET_BENCH_WIRE_H */

@@ -29,7 +29,7 @@ int wire_max_payload(const struct wire_opts *o, uint32_t *max)
 		vnetctl_err(errno, VNET_DEVICE_PATH);
 		return -1;
 	}
-	*max = VNET_MEDIUM_MAX;
+	*max = VNET_XFER_MAX;
 	for (; !ioctl(fd, VNET_IOC_NIC_INFO, &info); info.index++) {
 		bool used_from = !o->serve && info.nic_id == o->from;
 		bool used_to = !o->remote && info.nic_id == o->to;
@@ -169,7 +169,7 @@ static int wire_option(int id, const char *v, struct wire_opts *o)
 		return bench_parse_seconds(v, &o->seconds);
 	case OPT_SIZES:
 		return bench_parse_sizes(v, o->sizes, WIRE_MAX_SIZES,
-					 &o->nr_sizes, 0, VNET_MEDIUM_MAX);
+					 &o->nr_sizes, 0, VNET_XFER_MAX);
 	default:	/* OPT_CSV */
 		o->csv = v;
 		return !*v;
