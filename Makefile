@@ -221,7 +221,8 @@ bench-mapd:
 # scratch copy of its seeds in build/fuzz/run/; fails if one crashed.
 .PHONY: fuzz
 fuzz:
-	$(MAKE) -C firmware/test/fuzz run $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
+	$(MAKE) -C firmware/test/fuzz run $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS)) \
+		$(if $(FUZZ_GROWN),FUZZ_GROWN=$(FUZZ_GROWN))
 
 # How much of firmware/ the unit tests and the fuzzers' inputs reach
 # (clang's source-based coverage); FUZZ_CORPUS=build/fuzz/run after make
