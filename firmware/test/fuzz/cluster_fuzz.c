@@ -24,8 +24,9 @@
  *           (and comes back when it is wanted)
  *   ROUTE   NIC arg & 1's route to the other is deleted (arg & 2), or
  *           added again
- *   MUTE    client (arg >> 1) % FZ_EPS of NIC arg & 1 stops posting, or
- *           posts again
+ *   MUTE    the user of endpoint (arg >> 1) % FZ_EPS of NIC arg & 1
+ *           falls silent -- posts nothing, answers nothing -- or talks
+ *           again; all talk again when the input ends
  *
  * A peer that reboots is wire_fuzz's (a stranger's frames, a new
  * incarnation); this harness keeps both NICs honest.

@@ -402,6 +402,28 @@ static bool fz_window_take(struct fz_window *w, u32 n, u32 limit)
 	return true;
 }
 
+static bool fz_window_has(const struct fz_window *w, u32 n)
+{
+	return n < FZ_NUMBERS && (w->taken[n / 64] >> (n % 64) & 1);
+}
+
+/*
+ * A token answers one request: A, G's only server, may have replied to
+ * as many requests of G's as it was given, and no more -- one that
+ * replied twice with a token (or the firmware reviving one it should
+ * not) would give G more.  A hostile A may reply to any request, in any
+ * order, with any arguments, so the count is all that G can hold it to.
+ * wire_fuzz's stranger may send A requests too: there, G is silent.
+ */
+static void fz_tokens(struct fz_net *f, struct fz_user *g)
+{
+	u32 given = f->net.nic[0]->ep[FZ_A].fw.recv_prod[0];
+
+	g->replies++;
+	fz_assert(g->replies <= given, "G has %u replies from A, which took %u requests",
+		  g->replies, given);
+}
+
 /* Is @c's traffic across the wire, while the wire has faults? */
 static bool fz_faulty(const struct fz_net *f, const struct fz_client *c)
 {
@@ -461,6 +483,9 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
 			fz_assert(fz_window_take(&from->served, n, from->posted),
 				  "request %u of %u/%u: taken, or never sent (%u)",
 				  n, d->peer.nic, d->peer.ep, from->posted);
+			fz_assert(!fz_window_has(&from->busy, n),
+				  "request %u of %u/%u taken after it came back busy",
+				  n, d->peer.nic, d->peer.ep);
 			if (d->flags & VNET_DESC_MEDIUM)
 				fz_check_bytes(sim_payload(s, ep, VNET_Q_REQ_RECV),
 					       d->len, seed, "medium request");
@@ -535,6 +560,12 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 			if (reply) {
 				fz_reply_returned(f, d->peer, n);
 			} else if (fz_exact(f, c)) {
+				if (d->status == VNET_RET_BUSY) {
+					fz_assert(!fz_window_has(&u->served, n),
+						  "%u/%u: request %u came back busy, but its server took it",
+						  nic, ep, n);
+					fz_window_take(&u->busy, n, u->posted);
+				}
 				/* Its reply may have come first. */
 				if (fz_window_take(&u->settled, n, u->posted))
 					u->resolved++;
@@ -546,6 +577,8 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 		if (!c)
 			goto next;
 		if (!fz_exact(f, c)) {
+			if (nic == 1 && ep == FZ_G)
+				fz_tokens(f, u);
 			if (u->resolved < u->posted)
 				u->resolved++;
 			goto next;
@@ -599,7 +632,9 @@ static void fz_drive(struct fz_net *f)
 			/* Its user lost its mapping, or closed it. */
 			if (e->fw.moving || !e->exists)
 				continue;
-			fz_serve(f, i, j);
+			/* Silent until the input ends, then it drains. */
+			if (!f->mute[i][j] || !f->posting)
+				fz_serve(f, i, j);
 			fz_read_replies(f, i, j);
 		}
 	}

@@ -53,6 +53,7 @@ struct fz_window {
 struct fz_user {
 	u32 posted;			/* requests */
 	u32 resolved;			/* of those, replied to or returned */
+	u32 replies;			/* replies read, to G: see fz_tokens() */
 	struct fz_window replied;	/* an exact client's replies */
 	struct fz_window served;	/* its requests, as its server took them */
 	/*
@@ -60,6 +61,11 @@ struct fz_user {
 	 * wire, returned to it, or their replies returned to the server.
 	 */
 	struct fz_window settled;
+	/*
+	 * An exact client's requests returned "busy": refused for
+	 * busy_timeout, so never taken, before the return or after it.
+	 */
+	struct fz_window busy;
 	bool hostile;			/* its memory is the fuzzer's */
 	/* Talks to a hostile endpoint, which may hold its queue for ever. */
 	bool tainted;
@@ -71,7 +77,11 @@ struct fz_net {
 	struct fz_user user[FZ_NICS][FZ_EPS];
 	bool peer_live;			/* NIC 1's users run and it answers */
 	bool posting;			/* clients post new requests */
-	bool mute[FZ_NICS][FZ_EPS];	/* clients that post nothing */
+	/*
+	 * Users that fall silent while the input runs: they post nothing,
+	 * and answer nothing until it ends.
+	 */
+	bool mute[FZ_NICS][FZ_EPS];
 	/*
 	 * The wire lost, duplicated, reordered or corrupted packets, a link
 	 * went down or a route was deleted: an exact client across the wire
