@@ -17,6 +17,8 @@ void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 void vnet_fw_start_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			  struct vnet_fw_send_chan *ch, u8 reason);
 void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c);
+void vnet_fw_resend(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
+		    u32 seq, bool resumed);
 void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			u32 c, bool resumed);
 bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
@@ -51,15 +53,17 @@ bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
 enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 					  const struct vnet_fw_peer *p,
 					  struct vnet_fw_send_chan *ch);
+void vnet_fw_train_begin(struct vnet_fw_send_chan *ch, u32 seq);
 void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-		       u32 c);
+		       u32 c, u32 seq);
+bool vnet_fw_frag_out(const struct vnet_fw_send_chan *ch, u32 seq);
 void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			u32 c);
+			u32 c, u32 seq);
 void vnet_fw_train_unpause(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			   u32 c);
 void vnet_fw_trains_unpause(struct vnet_fw_nic *nic);
 bool vnet_fw_train_rewind(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			  u32 c);
+			  u32 c, u32 seq);
 u32 vnet_fw_trains_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame);
 
 /* train_rx.c */

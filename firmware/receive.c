@@ -138,10 +138,16 @@ bool vnet_fw_rx_in_order(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		nic->stats.duplicates++;
 		return false;
 	}
-	if (seq == rc->expected - 1) {
+	if ((s32)(seq - rc->expected) < 0) {
+		/*
+		 * Taken already: say again how far the channel is, which
+		 * answers this one too.  A train's sender that sent its oldest
+		 * fragment out again learns that the rest came, ACKs lost;
+		 * an answer to any other stale packet matches nothing there.
+		 */
 		nic->stats.duplicates++;
-		vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel, seq, stamp,
-				 rc->last_status);
+		vnet_fw_xmit_ack(nic, p, VNET_WIRE_ACK, h->channel,
+				 rc->expected - 1, stamp, rc->last_status);
 		return false;
 	}
 	if (seq != rc->expected) {

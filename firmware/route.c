@@ -28,6 +28,10 @@ void vnet_fw_transport_init(struct vnet_fw_nic *nic)
 	u32 i;
 
 	nic->npool = nic->pool_free;
+	if (!nic->train_window)
+		nic->train_window = 1;
+	if (nic->train_window > VNET_FW_TRAIN_WINDOW_MAX)
+		nic->train_window = VNET_FW_TRAIN_WINDOW_MAX;
 	for (i = 0; i < 65536; i++)
 		nic->peer_of[i] = VNET_FW_NO_PEER;
 	for (i = 0; i < nic->max_peers; i++) {

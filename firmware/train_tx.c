@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Trains, sender side: a message larger than one packet to its peer goes
- * out as fragments on its channel, one at a time, each with a sequence
- * number of its own and answered as a whole message is (transport.c).
+ * out as fragments on its channel, each with a sequence number of its own
+ * and answered as a whole message is (transport.c), a window of them on
+ * the wire at once.
  *
  * A fragment is as large as the peer's frag_max and the link's MTU allow,
  * decided as it is loaded: nothing on the wire fixes the size, so a later
@@ -15,9 +16,11 @@
  * into the channel's pool buffer when the channel takes the message, as
  * for a single packet, and its send queue entry goes at once.  A larger
  * one is an XFER from the sender's own segment (VNET_DESC_FROM_SEG): each
- * fragment is copied from the segment into the pool buffer when it is
- * loaded -- once; a retransmission sends that copy -- and the send queue
- * entry stays until the train ends, delivered or its return written, so
+ * fragment is copied from the segment into the pool buffer as it is sent,
+ * its checksums taken from that copy, and read again if it is sent again
+ * after another -- a sender that changes its source before the train
+ * ends gets a train its receiver restarts, or its message back -- and the
+ * send queue entry stays until the train ends, delivered or its return written, so
  * the sender knows when it may change the source again, and that a return
  * is there to be read: its consumer index says so.
  * Bounds are checked against the segment as it is at each load, since its
@@ -25,12 +28,24 @@
  * segment replaced since the message was taken (seg_gen), returns the
  * message "bad segment".  A train started over reads the segment again.
  *
- * A fragment ACKed moves the train on to the next one at once -- unless
- * its sender is moving, when the train waits PAUSED, with nothing on the
- * wire, so that the sender's flush does not wait for the rest of the train
- * (the rest of it does not need the sender's frame: the payload is in the
- * pool buffer or the segment).  The next firmware round after the move
- * goes on with it, or the timer does.
+ * The window.  Up to nic->train_window fragments are on the wire at once,
+ * go-back-N: the receiver takes them only in order, so an ACK of one says
+ * every one before it is in, and the window moves past it (the channel
+ * remembers where each fragment of the window ends, and the CRC32C to
+ * there).  The first fragment goes alone, since its answer says whether
+ * the receiver takes the message at all.  The timer, finding the latest
+ * transmission unanswered, sends the oldest fragment out again, alone;
+ * once it is answered, the ones after it go again (the receiver dropped
+ * them if it lost the oldest), then new ones.  A receiver that has the
+ * oldest already answers with how far it got (receive.c), so lost ACKs
+ * cost one retransmission.
+ *
+ * While its sender is moving no new fragment goes out; once those on the
+ * wire are answered the train waits PAUSED, with nothing on the wire, so
+ * that the sender's flush waits for a window, not for the rest of the
+ * train (the rest of it does not need the sender's frame: the payload is
+ * in the pool buffer or the segment).  The next firmware round after the
+ * move goes on with it, or the timer does.
  *
  * Starting over.  NACK RESTART (the receiver dropped the train) or RESYNC
  * (it lost the channel) sends the train again from its first fragment,
@@ -59,6 +74,21 @@ static u32 vnet_fw_frag_room(const struct vnet_fw_nic *nic,
 	return room < VNET_MEDIUM_MAX ? room : VNET_MEDIUM_MAX;
 }
 
+/*
+ * The train on @ch starts, or starts again, with its first fragment,
+ * numbered @seq, alone on the wire.
+ */
+void vnet_fw_train_begin(struct vnet_fw_send_chan *ch, u32 seq)
+{
+	ch->seq = seq;
+	ch->resend = seq + 1;
+	ch->frag_off = 0;
+	ch->una_seq = seq;
+	ch->una_off = 0;
+	ch->una_crc = 0;
+	ch->narrow = true;
+}
+
 /* Does a message of @len payload bytes go to @p in one DATA packet? */
 bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
 			 const struct vnet_fw_peer *p, u32 len)
@@ -68,7 +98,36 @@ bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
 }
 
 /*
- * Make the fragment at ch->frag_off the one on the channel: its length,
+ * Point ch->frag at the @len payload bytes at @off: in the pool buffer,
+ * or read into it from the sender's segment -- at every transmission, so
+ * that a fragment sent again after others is read again (a sender that
+ * changes its source before the train ends has the train restarted by its
+ * receiver's checksum, or back).  False when they are no longer in the
+ * segment the message was taken from.
+ */
+static bool vnet_fw_frag_bytes(struct vnet_fw_send_chan *ch, u32 off, u32 len)
+{
+	u64 at = ch->msg.src_offset + off;
+
+	if (!ch->from_seg) {
+		ch->frag = ch->payload + off;
+		return true;
+	}
+	/*
+	 * Another segment, even one as large, holds other bytes: a train
+	 * read partly from each would be neither message.
+	 */
+	if (!ch->src || ch->src->seg_gen != ch->seg_gen ||
+	    !vnet_fw_seg_fits(ch->src, at, len))
+		return false;
+	fw_memcpy(ch->payload, ch->src->seg + at, len);
+	ch->frag = ch->payload;
+	return true;
+}
+
+/*
+ * Make the fragment at ch->frag_off, numbered ch->seq, the latest on the
+ * channel: its length,
  * its bytes, the checksum of the payload to its end, and a clean slate of
  * transmissions.  A reason when it cannot be: its bytes are no longer in
  * the sender's segment, or the link's MTU shrank below what a fragment
@@ -98,27 +157,20 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	 */
 	if (first && len == ch->msg.len)
 		len--;
-	if (ch->from_seg) {
-		u64 at = ch->msg.src_offset + ch->frag_off;
-
-		/*
-		 * Another segment, even one as large, holds other bytes: a
-		 * train read partly from each would be neither message.
-		 */
-		if (!ch->src || ch->src->seg_gen != ch->seg_gen ||
-		    !vnet_fw_seg_fits(ch->src, at, len))
-			return VNET_RET_BAD_SEGMENT;
-		fw_memcpy(ch->payload, ch->src->seg + at, len);
-		ch->frag = ch->payload;
-	} else {
-		ch->frag = ch->payload + ch->frag_off;
-	}
+	if (!vnet_fw_frag_bytes(ch, ch->frag_off, len))
+		return VNET_RET_BAD_SEGMENT;
 	if (first)
 		ch->train = ch->seq;
 	ch->frag_len = len;
 	ch->frag_crc = vnet_crc32c(first ? 0 : ch->frag_crc, ch->frag, len);
-	/* No answer to an earlier fragment passes for one to this one. */
-	ch->first_stamp = nic->stamp + 1;
+	ch->win_end[ch->seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->frag_off + len;
+	ch->win_crc[ch->seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->frag_crc;
+	/*
+	 * No answer to a transmission before the window's passes for one to
+	 * a fragment in it: after a rewind its numbers are another train's.
+	 */
+	if (ch->seq == ch->una_seq)
+		ch->first_stamp = nic->stamp + 1;
 	/* Each fragment has a message's lifetime: a train going on lives. */
 	ch->taken_at = nic->now;
 	ch->heard_at = nic->now;
@@ -129,13 +181,21 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	return VNET_RET_NONE;
 }
 
-/* The fragment on channel @c, as vnet_fw_xmit_data() stamped it. */
-void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+static void vnet_fw_train_stop(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			       struct vnet_fw_send_chan *ch, u8 reason);
+
+/*
+ * Fragment @seq of the train on channel @c, as vnet_fw_xmit_data() stamped
+ * it: the latest, its bytes at ch->frag, or an older one of the window,
+ * read again.  One that cannot be read any more sends the train back.
+ */
+void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
+		       u32 seq)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
-	bool first = !ch->frag_off;
-	bool last = ch->frag_off + ch->frag_len == ch->msg.len;
-	u32 hlen = first ? VNET_WIRE_FIRST_LEN : VNET_WIRE_FRAG_LEN;
+	u32 off = ch->frag_off, len = ch->frag_len, crc_end = ch->frag_crc;
+	bool first, last;
+	u32 hlen;
 	struct {
 		struct vnet_wire_hdr hdr;
 		struct vnet_wire_frag frag;
@@ -143,24 +203,43 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 	} pkt;
 	u32 crc;
 
+	if (seq != ch->seq) {
+		u32 i = seq % VNET_FW_TRAIN_WINDOW_MAX;
+
+		off = seq == ch->una_seq ? ch->una_off :
+		      ch->win_end[(seq - 1) % VNET_FW_TRAIN_WINDOW_MAX];
+		len = ch->win_end[i] - off;
+		crc_end = ch->win_crc[i];
+	}
+	/* The buffer holds another fragment since an older one went again. */
+	if ((seq != ch->seq || !ch->frag) &&
+	    !vnet_fw_frag_bytes(ch, off, len)) {
+		vnet_fw_train_stop(nic, p, ch, VNET_RET_BAD_SEGMENT);
+		return;
+	}
+	first = !off;
+	last = off + len == ch->msg.len;
+	hlen = first ? VNET_WIRE_FIRST_LEN : VNET_WIRE_FRAG_LEN;
 	vnet_fw_put_hdr(nic, &pkt.hdr, p, VNET_WIRE_FRAG, c,
-			ch->sync ? VNET_WIRE_SYNC : 0, ch->seq, ch->stamp);
+			ch->sync ? VNET_WIRE_SYNC : 0, seq, ch->stamp);
 	fw_memset(&pkt.frag, 0, sizeof(pkt.frag));
 	pkt.frag.train = fw_cpu_to_be32(ch->train);
-	pkt.frag.offset = fw_cpu_to_be32(ch->frag_off);
-	pkt.frag.len = fw_cpu_to_be16(ch->frag_len);
+	pkt.frag.offset = fw_cpu_to_be32(off);
+	pkt.frag.len = fw_cpu_to_be16(len);
 	pkt.frag.flags = (first ? VNET_FRAG_FIRST : 0) |
 			 (last ? VNET_FRAG_LAST : 0);
 	if (last)
-		pkt.frag.csum = fw_cpu_to_be32(ch->frag_crc);
+		pkt.frag.csum = fw_cpu_to_be32(crc_end);
 	if (first)
 		vnet_fw_put_msg(&pkt.msg, &ch->msg, ch->key, ch->src_ep,
 				ch->queue);
 	crc = vnet_crc32c(0, &pkt, hlen);
-	crc = vnet_crc32c(crc, ch->frag, ch->frag_len);
+	crc = vnet_crc32c(crc, ch->frag, len);
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
 	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, hlen, ch->frag,
-			   ch->frag_len);
+			   len);
+	if (seq != ch->seq)
+		ch->frag = ch->from_seg ? NULL : ch->payload + ch->frag_off;
 }
 
 /* The train on @ch cannot go on: back to its sender, or, closed, nowhere. */
@@ -175,31 +254,67 @@ static void vnet_fw_train_stop(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 }
 
-/* Load the fragment after the one ACKed and send it, INFLIGHT. */
-static void vnet_fw_frag_next(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			      u32 c)
+/*
+ * Put the train on channel @c on the wire, INFLIGHT, unless only its
+ * oldest fragment may go (narrow): first again the fragments after the
+ * oldest that the timer sent again -- its receiver, which takes them in
+ * order, dropped them if it lost that one -- then those after the latest,
+ * until nic->train_window of them are out, the sender is moving (its
+ * flush waits for what is out, not for the rest of the train), or all of
+ * it is out.
+ */
+static void vnet_fw_train_fill(struct vnet_fw_nic *nic,
+			       struct vnet_fw_peer *p, u32 c)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	enum vnet_return_reason reason;
 
-	reason = vnet_fw_frag_load(nic, p, ch);
-	if (reason) {
-		vnet_fw_train_stop(nic, p, ch, reason);
-		return;
+	if ((s32)(ch->resend - ch->una_seq) < 0)
+		ch->resend = ch->una_seq;
+	while (ch->state == VNET_CHAN_INFLIGHT && !ch->narrow &&
+	       (s32)(ch->seq - ch->resend) >= 0)
+		vnet_fw_resend(nic, p, c, ch->resend++, false);
+	while (ch->state == VNET_CHAN_INFLIGHT && !ch->narrow &&
+	       ch->seq + 1 - ch->una_seq < nic->train_window &&
+	       ch->frag_off + ch->frag_len < ch->msg.len &&
+	       !(ch->src && fw_read_once(ch->src->moving))) {
+		ch->frag_off += ch->frag_len;
+		ch->resend = ++ch->seq + 1;
+		reason = vnet_fw_frag_load(nic, p, ch);
+		if (reason) {
+			vnet_fw_train_stop(nic, p, ch, reason);
+			return;
+		}
+		vnet_fw_xmit_data(nic, p, c);
+		nic->stats.tx_data++;
+		nic->stats.tx_frags++;
 	}
-	ch->seq++;
-	vnet_fw_xmit_data(nic, p, c);
-	nic->stats.tx_data++;
-	nic->stats.tx_frags++;
 }
 
-/* A fragment other than the last was ACKed: on to the next. */
-void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+/* Is @seq one of the fragments of the train on @ch on the wire? */
+bool vnet_fw_frag_out(const struct vnet_fw_send_chan *ch, u32 seq)
+{
+	return (s32)(seq - ch->una_seq) >= 0 && (s32)(ch->seq - seq) >= 0;
+}
+
+/*
+ * Fragment @seq of the train on channel @c was ACKed, and the train is not
+ * over.  The receiver takes fragments only in order, so every one up to
+ * @seq is in: the window moves past it, and more of the train goes out.
+ * With nothing of it left on the wire and its sender moving, it waits
+ * PAUSED.
+ */
+void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
+			u32 seq)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
+	u32 i = seq % VNET_FW_TRAIN_WINDOW_MAX;
 
-	ch->frag_off += ch->frag_len;
-	if (ch->frag_off > ch->frag_acked) {
+	ch->una_off = ch->win_end[i];
+	ch->una_crc = ch->win_crc[i];
+	ch->una_seq = seq + 1;
+	ch->narrow = false;
+	if (ch->una_off > ch->frag_acked) {
 		/*
 		 * Further than ever: a refusal of the train where it stood is
 		 * past.  Not a restart's clock, which runs on, its allowance
@@ -208,15 +323,16 @@ void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 		 * further just before the clock runs out, would hold it a
 		 * busy_timeout per fragment.
 		 */
-		ch->frag_acked = ch->frag_off;
+		ch->frag_acked = ch->una_off;
 		if (!ch->refused_rewound)
 			ch->refused = false;
 	}
-	if (ch->src && fw_read_once(ch->src->moving)) {
+	if (ch->una_seq == ch->seq + 1 && ch->src &&
+	    fw_read_once(ch->src->moving)) {
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_PAUSED);
 		return;
 	}
-	vnet_fw_frag_next(nic, p, c);
+	vnet_fw_train_fill(nic, p, c);
 }
 
 /* A PAUSED train goes on once its sender is no longer moving. */
@@ -228,7 +344,7 @@ void vnet_fw_train_unpause(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	if (ch->src && fw_read_once(ch->src->moving))
 		return;
 	vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_INFLIGHT);
-	vnet_fw_frag_next(nic, p, c);
+	vnet_fw_train_fill(nic, p, c);
 }
 
 /*
@@ -250,18 +366,18 @@ void vnet_fw_trains_unpause(struct vnet_fw_nic *nic)
 }
 
 /*
- * Send the train on channel @c again from its first fragment, under the
- * sequence number of the fragment the receiver answered -- the one it
- * expects -- when the timer finds it due.  False when it cannot be, and
+ * Send the train on channel @c again from its first fragment, alone, under
+ * the sequence number @seq of the fragment the receiver answered -- the one
+ * it expects -- when the timer finds it due.  False when it cannot be, and
  * has gone back to its sender.
  */
 bool vnet_fw_train_rewind(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			  u32 c)
+			  u32 c, u32 seq)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	enum vnet_return_reason reason;
 
-	ch->frag_off = 0;
+	vnet_fw_train_begin(ch, seq);
 	reason = vnet_fw_frag_load(nic, p, ch);
 	if (reason) {
 		vnet_fw_train_stop(nic, p, ch, reason);

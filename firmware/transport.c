@@ -29,9 +29,9 @@
  *                            closed
  *
  * A message larger than a packet goes as a train of fragments on its
- * channel (train_tx.c), each stop-and-wait like a whole message: the
- * channel stays INFLIGHT from one to the next, and a fragment ACKed moves
- * it on to the next one at once.
+ * channel (train_tx.c), each answered like a whole message, a window of
+ * them on the wire at once: the channel stays INFLIGHT from the first to
+ * the last, and a fragment ACKed moves the window on at once.
  *
  * The send table is peers x channels.  Each peer counts its busy channels
  * and sits on the nic->active list while it has any, so a timer scan costs
@@ -59,9 +59,10 @@
  * The flush rule lives here too: a channel counts as unresolved for its
  * sender while its latest transmission has neither an ACK nor a NACK.  The
  * host evicts an endpoint only once its count is zero.  A train counts
- * while a fragment of it is on the wire; between two fragments, with its
- * sender moving, it is PAUSED and counts no more -- nothing of it is on
- * the wire -- so a flush waits for one fragment, not for the whole train.
+ * while a fragment of it is on the wire; with its sender moving no new
+ * one goes, and once those out are answered it is PAUSED and counts no
+ * more -- nothing of it is on the wire -- so a flush waits for a window of
+ * fragments, not for the whole train.
  * An ACK or NACK is matched on (peer, channel, sequence number) and must
  * echo the stamp of one of this message's transmissions; a NACK resolves
  * the message only if it echoes the latest, so a late, duplicate or forged
@@ -226,8 +227,12 @@ void vnet_fw_put_hdr(struct vnet_fw_nic *nic, struct vnet_wire_hdr *h,
 	h->csum = 0;
 }
 
-/* (Re)transmit the message -- or fragment -- held on channel @c to peer @p. */
-void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+/*
+ * (Re)transmit the message held on channel @c to peer @p -- or, for a
+ * train, its fragment @seq.
+ */
+static void vnet_fw_xmit_seq(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			     u32 c, u32 seq)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	struct {
@@ -247,7 +252,7 @@ void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 	ch->resume = false;
 	vnet_fw_chan_count(nic, ch, true);
 	if (ch->is_train) {
-		vnet_fw_xmit_frag(nic, p, c);
+		vnet_fw_xmit_frag(nic, p, c, seq);
 		return;
 	}
 
@@ -261,23 +266,46 @@ void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
 			   ch->payload, ch->payload ? ch->msg.len : 0);
 }
 
+/* The message on channel @c to @p, or its train's latest fragment. */
+void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c)
+{
+	vnet_fw_xmit_seq(nic, p, c, p->tx[c].seq);
+}
+
 /*
  * Send the message on channel @c to peer @p again, ahead of the ACK: on
- * the timer, or at once for the peer's RESUME (@resumed).
+ * the timer, or at once for the peer's RESUME (@resumed).  A train sends
+ * the oldest fragment it has out, alone until it is answered: its
+ * receiver takes fragments in order, so it lost that one or everything
+ * after it, or only their ACKs -- then it ACKs its latest again.
  */
 void vnet_fw_retransmit(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			u32 c, bool resumed)
 {
+	struct vnet_fw_send_chan *ch = &p->tx[c];
+	u32 seq = ch->is_train ? ch->una_seq : ch->seq;
+
+	if (seq != ch->seq) {
+		ch->narrow = true;
+		ch->resend = seq + 1;
+	}
+	vnet_fw_resend(nic, p, c, seq, resumed);
+}
+
+/* Send @seq -- the message, or a fragment of its train -- on @c again. */
+void vnet_fw_resend(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
+		    u32 seq, bool resumed)
+{
 	const struct vnet_fw_send_chan *ch = &p->tx[c];
 
 	nic->stats.retransmits++;
-	vnet_fw_xmit_data(nic, p, c);
+	vnet_fw_xmit_seq(nic, p, c, seq);
 	vnet_fw_report(nic, &(struct vnet_fw_event){
 		.type = VNET_FW_EV_RETRANSMIT,
 		.channel = c,
 		.resumed = resumed,
 		.peer = p->nic_id,
-		.seq = ch->seq,
+		.seq = seq,
 		.retries = ch->retries,
 	});
 }
@@ -487,7 +515,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->counted = false;
 	ch->first_stamp = nic->stamp + 1;
 	if (train) {
-		ch->frag_off = 0;
+		vnet_fw_train_begin(ch, ch->seq);
 		ch->frag_acked = 0;
 		reason = vnet_fw_frag_load(nic, p, ch);
 		if (reason) {
@@ -580,7 +608,8 @@ static struct vnet_fw_send_chan *vnet_fw_answered(struct vnet_fw_nic *nic,
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 
-	if (ch->state != VNET_CHAN_INFLIGHT || ch->seq != seq ||
+	if (ch->state != VNET_CHAN_INFLIGHT ||
+	    (ch->is_train ? !vnet_fw_frag_out(ch, seq) : ch->seq != seq) ||
 	    !vnet_fw_stamp_is_ours(ch, stamp)) {
 		nic->stats.stale_acks++;
 		return NULL;
@@ -607,8 +636,9 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	vnet_fw_set_took(p, ch->msg.peer.ep, status == VNET_RET_NONE);
 	if (status != VNET_RET_NONE)
 		vnet_fw_start_return(nic, p, ch, status);
-	else if (ch->is_train && ch->frag_off + ch->frag_len < ch->msg.len)
-		vnet_fw_frag_acked(nic, p, c);
+	else if (ch->is_train && (seq != ch->seq ||
+				  ch->frag_off + ch->frag_len < ch->msg.len))
+		vnet_fw_frag_acked(nic, p, c, seq);
 	else
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
 }
@@ -702,7 +732,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 			 */
 			if (ch->is_train) {
 				vnet_fw_chan_refused(nic, ch, true);
-				vnet_fw_train_rewind(nic, p, c);
+				vnet_fw_train_rewind(nic, p, c, seq);
 			}
 		}
 		return;
@@ -711,7 +741,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	vnet_fw_chan_refused(nic, ch, reason == VNET_NACK_RESTART);
 	/* The receiver dropped the train: the next try starts it again. */
 	if (reason == VNET_NACK_RESTART && ch->is_train &&
-	    !vnet_fw_train_rewind(nic, p, c))
+	    !vnet_fw_train_rewind(nic, p, c, seq))
 		return;
 	if (stamp == ch->stamp) {
 		/*

@@ -218,6 +218,12 @@ struct vnet_fw_ep {
 	struct vnet_fw_ep_stats stats;
 };
 
+/*
+ * Fragments of one train on the wire at most, whatever nic->train_window
+ * says: the window remembers where each ends (train_tx.c).
+ */
+#define VNET_FW_TRAIN_WINDOW_MAX	16
+
 /* A send channel's states; transport.c says which changes are legal. */
 enum vnet_fw_chan_state {
 	VNET_CHAN_FREE,
@@ -229,7 +235,7 @@ enum vnet_fw_chan_state {
 
 /*
  * One logical channel to a peer, stop-and-wait: the message in flight, kept
- * for retransmission -- or, for a train, the fragment in flight.  It counts
+ * for retransmission -- or, for a train, a window of its fragments.  It counts
  * as unresolved for its sender while in flight without a NACK of its latest
  * transmission.
  */
@@ -249,6 +255,26 @@ struct vnet_fw_send_chan {
 	u32 train;			/* seq of the train's first fragment */
 	u32 frag_crc;			/* CRC32C of the payload to its end */
 	u32 frag_acked;			/* payload bytes ever ACKed */
+	/*
+	 * The train's window: its fragments from una_seq to seq are on the
+	 * wire, the oldest starting at una_off, una_crc the payload's
+	 * CRC32C to there.  Where each fragment ends, and the CRC32C to its
+	 * end, by sequence number modulo VNET_FW_TRAIN_WINDOW_MAX.  narrow:
+	 * no fragment past seq goes until una_seq is answered -- the first
+	 * one, whose answer says whether the receiver takes the message,
+	 * and the oldest after the timer sent it again.
+	 */
+	u32 una_seq;
+	u32 una_off;
+	u32 una_crc;
+	u32 win_end[VNET_FW_TRAIN_WINDOW_MAX];
+	u32 win_crc[VNET_FW_TRAIN_WINDOW_MAX];
+	/*
+	 * The next fragment to send again once the oldest is answered: the
+	 * receiver dropped those after one it lost.  Past seq, none.
+	 */
+	u32 resend;
+	bool narrow;
 	u32 seg_gen;			/* src->seg_gen it was taken from */
 	struct vnet_fw_ep *src;		/* NULL once its owner closed */
 	u32 src_ep;			/* its index, for retransmissions */
@@ -396,6 +422,8 @@ struct vnet_fw_nic {
 	/* Owner of each card frame while resident; written by the host. */
 	struct vnet_fw_ep **frame_owner;
 	u32 burst;			/* send attempts per visit, 2^k */
+	/* Fragments of a train on the wire at once, 1 to ..._WINDOW_MAX. */
+	u32 train_window;
 	u32 rr_next;
 	bool held;			/* a message waits on a busy destination */
 

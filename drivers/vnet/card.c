@@ -276,6 +276,7 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 
 	fw->mtu = ETH_DATA_LEN;
 	fw->nchannels = chans;
+	fw->train_window = READ_ONCE(vnet_train_window);
 	fw->max_peers = peers;
 	fw->max_retries = vnet_max_retries;
 	fw->quantum = (u64)vnet_retrans_ms * USEC_PER_MSEC;

@@ -164,6 +164,14 @@ unsigned int vnet_max_retries = 255;
 VNET_PARAM_UINT(max_retries, vnet_max_retries, 1, U16_MAX, 0644);
 MODULE_PARM_DESC(max_retries, "Quanta (retrans_ms) without an ACK, or a NACK of its latest transmission, before a message is returned unreachable, for NICs attached after a change (1-65535, default 255)");
 
+/*
+ * A train of fragments keeps this many on the wire at once, so that one
+ * large message fills more than a round trip per fragment.
+ */
+unsigned int vnet_train_window = 8;
+VNET_PARAM_UINT(train_window, vnet_train_window, 1, VNET_FW_TRAIN_WINDOW_MAX, 0644);
+MODULE_PARM_DESC(train_window, "Fragments of one large message on the wire at once, for NICs attached after a change (1-16, default 8)");
+
 unsigned int vnet_pool_buffers = 256;
 module_param_named(pool_buffers, vnet_pool_buffers, uint, 0444);
 MODULE_PARM_DESC(pool_buffers, "8 KiB payload buffers per NIC for messages in flight (default 256)");

@@ -35,6 +35,7 @@ extern unsigned int vnet_sched_k;
 extern unsigned int vnet_min_resident_us;
 extern unsigned int vnet_slice_faults;
 extern unsigned int vnet_channels;
+extern unsigned int vnet_train_window;
 extern unsigned int vnet_max_peers;
 extern unsigned int vnet_retrans_ms;
 extern unsigned int vnet_busy_timeout_ms;

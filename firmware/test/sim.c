@@ -104,6 +104,7 @@ static void sim_transport_init(struct sim_nic *sim, u32 max_peers)
 
 	fw->mtu = VNET_WIRE_MAX;
 	fw->nchannels = SIM_CHANNELS;
+	fw->train_window = SIM_TRAIN_WINDOW;
 	fw->max_peers = max_peers;
 	fw->max_retries = 20;
 	fw->quantum = 1000;

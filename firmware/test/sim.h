@@ -47,6 +47,8 @@ struct sim_nic {
 
 #define SIM_CHANNELS	8
 #define SIM_POOL	32
+/* Fragments a train keeps on the wire: the module's default. */
+#define SIM_TRAIN_WINDOW	8
 #define SIM_TRAINS	32
 
 void sim_init(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst);

@@ -90,6 +90,7 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 	net->sent++;
 	sim_tap(net, sim->fw.nic_id, to, buf, total);
 	if (to >= net->nr || net->down[sim->fw.nic_id] || net->down[to] ||
+	    net->mute[sim->fw.nic_id] ||
 	    sim_chance(net, net->loss)) {
 		net->lost++;
 		return;
@@ -151,6 +152,7 @@ static void sim_net_build(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 	net->delay = 50;
 	net->nic = calloc(nr_nics, sizeof(*net->nic));
 	net->down = calloc(nr_nics, sizeof(*net->down));
+	net->mute = calloc(nr_nics, sizeof(*net->mute));
 	for (i = 0; i < nr_nics; i++) {
 		struct sim_nic *sim = calloc(1, sizeof(*sim));
 
@@ -218,6 +220,7 @@ void sim_net_fini(struct sim_net *net)
 	free(net->tap);
 	free(net->nic);
 	free(net->down);
+	free(net->mute);
 }
 
 /*

@@ -26,6 +26,7 @@ struct sim_net {
 	u32 loss, dup, reorder, corrupt;
 	u64 delay;			/* one-way latency */
 	bool *down;			/* per NIC: its link drops everything */
+	bool *mute;			/* per NIC: what it sends is lost */
 	struct sim_pkt *q;
 	u32 qlen, qcap;
 	/* When set, every packet is also copied here, for replay. */

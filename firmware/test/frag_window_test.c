@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A train's window (train_tx.c): several fragments on the wire at once,
+ * never more than train_window; the oldest sent again on the timer and
+ * those after it once it is answered; a receiver that has what is sent
+ * again says how far it got, so lost ACKs cost one retransmission, not
+ * the train.
+ */
+#include "kselftest_harness.h"
+#include "frag_util.h"
+
+#define TAG		0x77ULL
+#define LEN		(256u << 10)	/* about 180 fragments at MTU 1500 */
+#define SRC		VNET_XFER_MAX	/* where the client's source is */
+
+FIXTURE(win) {
+	struct sim_net net;
+	struct sim_nic *a, *b;
+	u32 widest;			/* fragments out at once, at most */
+};
+
+FIXTURE_SETUP(win)
+{
+	sim_net_init(&self->net, 2, 2, 91);
+	self->a = self->net.nic[0];
+	self->b = self->net.nic[1];
+	self->a->fw.mtu = 1500;
+	self->b->fw.mtu = 1500;
+	self->b->ep[1].fw.tag = TAG;
+	sim_map(self->a, 0, 0, 1, 1, TAG);
+	frag_give_seg(self->a, 0, 2 * VNET_XFER_MAX);
+	frag_give_seg(self->b, 1, VNET_XFER_MAX);
+}
+
+FIXTURE_TEARDOWN(win)
+{
+	frag_free_segs(&self->net);
+	sim_net_fini(&self->net);
+}
+
+static void send_xfer(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(win) *self, u32 len, u32 seed)
+{
+	struct vnet_desc d = frag_xfer_seg(len, SRC, 0);
+
+	d.args[0] = seed;
+	frag_fill(self->a->ep[0].fw.seg + SRC, len, seed);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
+}
+
+/* One step, noting how many fragments of the train on channel 0 are out. */
+static void step(FIXTURE_DATA(win) *self)
+{
+	const struct vnet_fw_send_chan *ch = &self->a->fw.peers[0].tx[0];
+
+	sim_net_step(&self->net, 20);
+	if (ch->state == VNET_CHAN_INFLIGHT && ch->is_train &&
+	    ch->seq + 1 - ch->una_seq > self->widest)
+		self->widest = ch->seq + 1 - ch->una_seq;
+}
+
+/* Until B has the message (true) or @limit has passed. */
+static bool until_delivered(FIXTURE_DATA(win) *self, u64 limit)
+{
+	u64 start = self->net.now;
+
+	while (!sim_peek(self->b, 1, VNET_Q_REQ_RECV)) {
+		if (self->net.now - start >= limit)
+			return false;
+		step(self);
+	}
+	return true;
+}
+
+static void expect_whole_once(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(win) *self, u32 len, u32 seed)
+{
+	const struct vnet_desc *got = sim_peek(self->b, 1, VNET_Q_REQ_RECV);
+
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(len, got->len);
+	EXPECT_EQ(seed, got->args[0]);
+	EXPECT_TRUE(frag_same(self->b->ep[1].fw.seg, len, seed));
+	sim_consume(self->b, 1, VNET_Q_REQ_RECV);
+	sim_net_run_for(&self->net, 10 * self->a->fw.quantum);
+	EXPECT_EQ(NULL, sim_peek(self->b, 1, VNET_Q_REQ_RECV));
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
+/*
+ * On a clean wire the window fills: eight fragments out at once, never
+ * nine, and a quarter of a megabyte in at most a quarter of the time a
+ * fragment at a time takes (the simulated wire's time, the same every
+ * run).
+ */
+TEST_F(win, fills_the_round_trip_and_no_more)
+{
+	u64 start, one, eight;
+
+	self->a->fw.train_window = 1;
+	send_xfer(_metadata, self, LEN, 1);
+	start = self->net.now;
+	ASSERT_TRUE(until_delivered(self, 1000 * self->a->fw.quantum));
+	one = self->net.now - start;
+	EXPECT_EQ(1, self->widest);
+	expect_whole_once(_metadata, self, LEN, 1);
+
+	self->a->fw.train_window = 8;
+	self->widest = 0;
+	send_xfer(_metadata, self, LEN, 2);
+	start = self->net.now;
+	ASSERT_TRUE(until_delivered(self, 1000 * self->a->fw.quantum));
+	eight = self->net.now - start;
+	EXPECT_EQ(8, self->widest);
+	EXPECT_GE(one, 4 * eight);
+	TH_LOG("256 KiB: %llu time units a fragment at a time, %llu eight",
+	       (unsigned long long)one, (unsigned long long)eight);
+	EXPECT_EQ(0, self->a->fw.stats.retransmits);
+	expect_whole_once(_metadata, self, LEN, 2);
+}
+
+/*
+ * A burst of fragments lost in the middle: the receiver drops those
+ * after the first it lost, the timer sends that one again, alone, then
+ * the rest go again.  The message arrives once and whole.
+ */
+TEST_F(win, a_lost_burst_goes_again_from_the_oldest)
+{
+	u64 sent;
+
+	send_xfer(_metadata, self, LEN, 3);
+	while (self->b->fw.stats.rx_frags < 20)
+		step(self);
+	sent = self->a->fw.stats.tx_frags;
+	self->net.mute[0] = true;
+	while (self->a->fw.stats.tx_frags < sent + 3)
+		step(self);
+	self->net.mute[0] = false;
+	ASSERT_TRUE(until_delivered(self, 1000 * self->a->fw.quantum));
+	EXPECT_LE(3, self->a->fw.stats.retransmits);
+	EXPECT_LE(self->widest, 8);
+	expect_whole_once(_metadata, self, LEN, 3);
+}
+
+/*
+ * Every ACK of a window lost while the receiver took every fragment: the
+ * timer sends the oldest again, which the receiver has; it answers with
+ * how far the channel got, and the train goes on from there.  Before the
+ * receiver answered that (it ACKed only the fragment just before the one
+ * it expected), the oldest went again and again unanswered until the
+ * message came back unreachable.
+ */
+TEST_F(win, lost_acks_cost_one_retransmission)
+{
+	u64 retrans;
+
+	send_xfer(_metadata, self, LEN, 4);
+	while (self->b->fw.stats.rx_frags < 20)
+		step(self);
+	self->net.mute[1] = true;
+	sim_net_run_for(&self->net, self->a->fw.quantum / 2);
+	ASSERT_LT(self->b->fw.stats.rx_frags, LEN / 1000);
+	self->net.mute[1] = false;
+	retrans = self->a->fw.stats.retransmits;
+	ASSERT_TRUE(until_delivered(self, 1000 * self->a->fw.quantum));
+	EXPECT_EQ(retrans + 1, self->a->fw.stats.retransmits);
+	EXPECT_EQ(1, self->b->fw.stats.duplicates);
+	expect_whole_once(_metadata, self, LEN, 4);
+}
+
+/*
+ * The sender's flush with a window out: it moves while eight fragments
+ * are on the wire; its unresolved count holds until they are answered,
+ * then the train waits PAUSED and goes on once it is back.
+ */
+TEST_F(win, sender_moving_waits_for_the_window_alone)
+{
+	struct vnet_fw_ep *ep = &self->a->ep[0].fw;
+
+	send_xfer(_metadata, self, LEN, 5);
+	while (self->b->fw.stats.rx_frags < 20)
+		step(self);
+	ep->moving = true;
+	EXPECT_LT(0, ep->unresolved);
+	while (ep->unresolved)
+		step(self);
+	EXPECT_EQ(VNET_CHAN_PAUSED, self->a->fw.peers[0].tx[0].state);
+	EXPECT_GT(LEN / 1000, self->b->fw.stats.rx_frags);
+	ep->moving = false;
+	ASSERT_TRUE(until_delivered(self, 1000 * self->a->fw.quantum));
+	expect_whole_once(_metadata, self, LEN, 5);
+}
+
+TEST_HARNESS_MAIN
