@@ -10,9 +10,13 @@
  * Per (peer, channel) the receiver expects one sequence number.  That one
  * is new: it is delivered and ACKed, or NACKed if the endpoint cannot take
  * it now (the sender retransmits), or handed back with an ACK carrying the
- * reason.  The one before it is a retransmission whose ACK was lost: it is
- * ACKed again with the same status and not delivered twice.  Anything else
- * is stale and dropped.  A channel restarts at a packet's sequence number
+ * reason.  An older one is a retransmission whose ACK was lost, or one of a
+ * train's window sent again: it is not delivered twice, and the one before
+ * the expected one is ACKed again, with its status and this packet's
+ * stamp -- how far the channel got, which a train's sender takes for an
+ * ACK of everything up to there (train_tx.c), and any other sender for a
+ * stale answer.  A later one is dropped: the sender sends it again.  A
+ * channel restarts at a packet's sequence number
  * only when the packet says so (SYNC): from a new incarnation of the
  * sender's route to us (its boot, or a route it added again, each with
  * random initial sequence numbers), or ahead of what we expect.  A packet

@@ -75,12 +75,29 @@ void vnet_fw_rtt_reset(struct vnet_fw_peer *p)
  * The peer answered transmission @stamp of the message on @ch, which is
  * one of its own (vnet_fw_answered() checked that).
  */
+/*
+ * Which of a train's fragments on the wire @stamp is the latest
+ * transmission of: an answer to any of them is a round trip, whichever
+ * fragment it names (a receiver that has more than the fragment it was
+ * sent again says how far it got).  Its slot, or -1.
+ */
+static int vnet_fw_rtt_frag(const struct vnet_fw_send_chan *ch, u32 stamp)
+{
+	u32 s;
+
+	for (s = ch->una_seq; (s32)(ch->seq - s) >= 0; s++)
+		if (ch->win_stamp[s % VNET_FW_TRAIN_WINDOW_MAX] == stamp)
+			return s % VNET_FW_TRAIN_WINDOW_MAX;
+	return -1;
+}
+
 void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			  struct vnet_fw_send_chan *ch, u32 stamp)
 {
-	u64 rtt, err;
+	int i = ch->is_train ? vnet_fw_rtt_frag(ch, stamp) : -1;
+	u64 rtt, err, sent_at;
 
-	if (stamp != ch->stamp) {
+	if (ch->is_train ? i < 0 : stamp != ch->stamp) {
 		/*
 		 * Late: only a sign when the timer sent the newer one.  After
 		 * a NACK or a RESUME it is a duplicate, or overtaken.
@@ -90,10 +107,18 @@ void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		return;
 	}
 	/* Once a transmission: a duplicate answer is no later round trip. */
-	if (ch->sampled || nic->now < ch->sent_at)
-		return;
-	ch->sampled = true;
-	rtt = nic->now - ch->sent_at;
+	if (i >= 0) {
+		sent_at = ch->win_sent[i];
+		if ((ch->win_sampled >> i & 1) || nic->now < sent_at)
+			return;
+		ch->win_sampled |= 1u << i;
+	} else {
+		sent_at = ch->sent_at;
+		if (ch->sampled || nic->now < sent_at)
+			return;
+		ch->sampled = true;
+	}
+	rtt = nic->now - sent_at;
 	if (!p->srtt) {
 		p->srtt = rtt ? rtt : 1;
 		p->rttvar = rtt / 2;

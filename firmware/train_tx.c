@@ -85,7 +85,6 @@ void vnet_fw_train_begin(struct vnet_fw_send_chan *ch, u32 seq)
 	ch->frag_off = 0;
 	ch->una_seq = seq;
 	ch->una_off = 0;
-	ch->una_crc = 0;
 	ch->narrow = true;
 }
 
@@ -217,6 +216,9 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		vnet_fw_train_stop(nic, p, ch, VNET_RET_BAD_SEGMENT);
 		return;
 	}
+	ch->win_stamp[seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->stamp;
+	ch->win_sent[seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->sent_at;
+	ch->win_sampled &= ~(1u << (seq % VNET_FW_TRAIN_WINDOW_MAX));
 	first = !off;
 	last = off + len == ch->msg.len;
 	hlen = first ? VNET_WIRE_FIRST_LEN : VNET_WIRE_FRAG_LEN;
@@ -256,12 +258,12 @@ static void vnet_fw_train_stop(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 
 /*
  * Put the train on channel @c on the wire, INFLIGHT, unless only its
- * oldest fragment may go (narrow): first again the fragments after the
- * oldest that the timer sent again -- its receiver, which takes them in
- * order, dropped them if it lost that one -- then those after the latest,
- * until nic->train_window of them are out, the sender is moving (its
- * flush waits for what is out, not for the rest of the train), or all of
- * it is out.
+ * oldest fragment may go (narrow) or its sender is moving (its flush waits
+ * for what is out, not for the rest of the train; the timer goes on with
+ * what is out): first again the fragments after the oldest that the timer
+ * sent again -- its receiver, which takes them in order, dropped them if it
+ * lost that one -- then those after the latest, until nic->train_window of
+ * them are out or all of it is.
  */
 static void vnet_fw_train_fill(struct vnet_fw_nic *nic,
 			       struct vnet_fw_peer *p, u32 c)
@@ -272,7 +274,8 @@ static void vnet_fw_train_fill(struct vnet_fw_nic *nic,
 	if ((s32)(ch->resend - ch->una_seq) < 0)
 		ch->resend = ch->una_seq;
 	while (ch->state == VNET_CHAN_INFLIGHT && !ch->narrow &&
-	       (s32)(ch->seq - ch->resend) >= 0)
+	       (s32)(ch->seq - ch->resend) >= 0 &&
+	       !(ch->src && fw_read_once(ch->src->moving)))
 		vnet_fw_resend(nic, p, c, ch->resend++, false);
 	while (ch->state == VNET_CHAN_INFLIGHT && !ch->narrow &&
 	       ch->seq + 1 - ch->una_seq < nic->train_window &&
@@ -311,9 +314,14 @@ void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	u32 i = seq % VNET_FW_TRAIN_WINDOW_MAX;
 
 	ch->una_off = ch->win_end[i];
-	ch->una_crc = ch->win_crc[i];
 	ch->una_seq = seq + 1;
 	ch->narrow = false;
+	/*
+	 * Word from the receiver, and a train going on: the silence and the
+	 * lifetime that bound it count from here, as from a fragment loaded.
+	 */
+	ch->heard_at = nic->now;
+	ch->taken_at = nic->now;
 	if (ch->una_off > ch->frag_acked) {
 		/*
 		 * Further than ever: a refusal of the train where it stood is

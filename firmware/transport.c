@@ -2,8 +2,9 @@
 /*
  * The NIC-to-NIC transport, sender side, after the Berkeley NOW firmware:
  * several independent logical channels per destination NIC, stop-and-wait
- * on each, sequence numbers and stamps, ACK/NACK, retransmission when the
- * answer is overdue by the peer's round trip (rtt.c) -- or at once when the
+ * on each for a message (a train keeps a window of fragments out,
+ * train_tx.c), sequence numbers and stamps, ACK/NACK, retransmission when
+ * the answer is overdue by the peer's round trip (rtt.c) -- or at once when the
  * receiver says that the endpoint it NACKed "not resident" is back
  * (RESUME, resume.c) -- and return to sender after max_retries quanta with
  * no word from the receiver, or after busy_timeout of being refused.
@@ -18,8 +19,8 @@
  *                            max_retries quanta with no answer; its
  *                            route or link went away; a train whose next
  *                            fragment cannot be read or sent
- *   INFLIGHT  -> PAUSED      a train's fragment, not the last, ACKed while
- *                            its sender moves
+ *   INFLIGHT  -> PAUSED      a train's fragments out, not the last, all
+ *                            ACKed while its sender moves
  *   PAUSED    -> INFLIGHT    the move is over: the next fragment goes out
  *   PAUSED    -> FREE        read from its sender's segment, and the
  *                            sender closed

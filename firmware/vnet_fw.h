@@ -257,18 +257,22 @@ struct vnet_fw_send_chan {
 	u32 frag_acked;			/* payload bytes ever ACKed */
 	/*
 	 * The train's window: its fragments from una_seq to seq are on the
-	 * wire, the oldest starting at una_off, una_crc the payload's
-	 * CRC32C to there.  Where each fragment ends, and the CRC32C to its
-	 * end, by sequence number modulo VNET_FW_TRAIN_WINDOW_MAX.  narrow:
+	 * wire, the oldest starting at una_off.  Where each fragment ends,
+	 * the CRC32C of the payload to there, and the stamp and time of its
+	 * latest transmission (its round trip, rtt.c), by sequence number
+	 * modulo VNET_FW_TRAIN_WINDOW_MAX; win_sampled: those whose latest
+	 * transmission gave a round trip already.  narrow:
 	 * no fragment past seq goes until una_seq is answered -- the first
 	 * one, whose answer says whether the receiver takes the message,
 	 * and the oldest after the timer sent it again.
 	 */
 	u32 una_seq;
 	u32 una_off;
-	u32 una_crc;
 	u32 win_end[VNET_FW_TRAIN_WINDOW_MAX];
 	u32 win_crc[VNET_FW_TRAIN_WINDOW_MAX];
+	u32 win_stamp[VNET_FW_TRAIN_WINDOW_MAX];
+	u64 win_sent[VNET_FW_TRAIN_WINDOW_MAX];
+	u16 win_sampled;
 	/*
 	 * The next fragment to send again once the oldest is answered: the
 	 * receiver dropped those after one it lost.  Past seq, none.

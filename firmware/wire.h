@@ -8,7 +8,9 @@
  * payload.  An ACK or NACK answers the DATA packet with the same channel
  * and sequence number and echoes its stamp; ACK status VNET_RET_NONE means
  * delivered, any other return reason means the receiver handed the message
- * back.
+ * back.  A packet older than the one the channel expects is answered with
+ * an ACK of the one before that, echoing its stamp: it says how far the
+ * channel got (since version 5, for trains' windows).
  *
  * A message larger than one packet carries travels as a train of FRAG
  * packets on one channel, each with a sequence number of its own and
@@ -52,7 +54,7 @@
 #include "vnet_fw_env.h"
 #include "linux/vnet.h"
 
-#define VNET_WIRE_VERSION	4
+#define VNET_WIRE_VERSION	5
 #define VNET_ETH_P_VNET		0x88b5	/* default EtherType */
 
 enum vnet_wire_type {

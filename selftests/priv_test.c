@@ -653,7 +653,7 @@ static size_t forge(uint8_t *f, const uint8_t *dst, const uint8_t *src,
 	f[12] = ETH_P_VNET >> 8;
 	f[13] = ETH_P_VNET & 0xff;
 	memset(h, 0, sizeof(*h));
-	h->version = 4;		/* VNET_WIRE_VERSION */
+	h->version = 5;		/* VNET_WIRE_VERSION */
 	h->type = 5;
 	h->src_nic = htons(NIC_A);
 	h->dst_nic = htons(0xffff);

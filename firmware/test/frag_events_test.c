@@ -421,11 +421,6 @@ TEST_F_TIMEOUT(train, restarted_late_under_loss_gets_back_in_time, 300)
 	sim_net_run_for(&self->net, 3 * self->a->fw.quantum);
 	ASSERT_LE(0, vnet_fw_route_add(&self->b->fw, 0, self->mac[0], self->net.now));
 	frag_run_until(&self->net, delivered, NULL, 10 * self->a->fw.busy_timeout);
-	fprintf(stderr, "DBG rx_frags %llu tx_frags %llu retrans %llu dup %llu rx_nack %llu/%llu rto %llu srtt %llu state %u una_off %u frag_off %u frag_acked %u refused %d\n",
-		(unsigned long long)self->b->fw.stats.rx_frags, (unsigned long long)self->a->fw.stats.tx_frags,
-		(unsigned long long)self->a->fw.stats.retransmits, (unsigned long long)self->b->fw.stats.duplicates,
-		(unsigned long long)self->a->fw.stats.rx_nack[VNET_NACK_RESTART], (unsigned long long)self->a->fw.stats.rx_nack[VNET_NACK_RESYNC],
-		(unsigned long long)self->a->fw.peers[0].rto, (unsigned long long)self->a->fw.peers[0].srtt, self->a->fw.peers[0].tx[0].state, self->a->fw.peers[0].tx[0].una_off, self->a->fw.peers[0].tx[0].frag_off, self->a->fw.peers[0].tx[0].frag_acked, self->a->fw.peers[0].tx[0].refused);
 	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
 	got = sim_peek(self->b, 1, VNET_Q_REQ_RECV);
 	ASSERT_NE(NULL, got);

@@ -17,6 +17,7 @@ FIXTURE(win) {
 	struct sim_net net;
 	struct sim_nic *a, *b;
 	u32 widest;			/* fragments out at once, at most */
+	u8 mac_b[6];
 };
 
 FIXTURE_SETUP(win)
@@ -30,6 +31,7 @@ FIXTURE_SETUP(win)
 	sim_map(self->a, 0, 0, 1, 1, TAG);
 	frag_give_seg(self->a, 0, 2 * VNET_XFER_MAX);
 	frag_give_seg(self->b, 1, VNET_XFER_MAX);
+	sim_mac(1, self->mac_b);
 }
 
 FIXTURE_TEARDOWN(win)
@@ -190,6 +192,153 @@ TEST_F(win, sender_moving_waits_for_the_window_alone)
 	ep->moving = false;
 	ASSERT_TRUE(until_delivered(self, 1000 * self->a->fw.quantum));
 	expect_whole_once(_metadata, self, LEN, 5);
+}
+
+static struct vnet_fw_send_chan *chan(FIXTURE_DATA(win) *self)
+{
+	return &self->a->fw.peers[self->a->fw.peer_of[1]].tx[0];
+}
+
+/*
+ * Round trips are measured fragment by fragment, each against its own
+ * latest transmission: a timeout grown long comes back down during a
+ * train.  (Measured only on the answer to the channel's latest
+ * transmission, a train with a window of eight gave one sample in its
+ * 180 fragments, and the timeout stayed where it was.)
+ */
+TEST_F(win, round_trips_are_measured_in_the_window)
+{
+	struct vnet_fw_peer *p = &self->a->fw.peers[self->a->fw.peer_of[1]];
+	u64 q = self->a->fw.quantum;
+
+	p->srtt = 8 * q;
+	p->rttvar = 0;
+	p->rto = 8 * q;
+	send_xfer(_metadata, self, LEN, 6);
+	ASSERT_TRUE(until_delivered(self, 1000 * q));
+	TH_LOG("timeout after a quarter megabyte: %llu (quantum %llu)",
+	       (unsigned long long)p->rto, (unsigned long long)q);
+	EXPECT_GT(2 * q, p->rto);
+	expect_whole_once(_metadata, self, LEN, 6);
+}
+
+/* Drops FRAG packets on the wire from A to B for which @keep says no. */
+static void filter_frags(FIXTURE_DATA(win) *self,
+			 bool (*keep)(FIXTURE_DATA(win) *self, u32 seq))
+{
+	struct sim_net *net = &self->net;
+	u32 i = 0;
+
+	while (i < net->qlen) {
+		struct sim_pkt *p = &net->q[i];
+		const struct vnet_wire_hdr *h = (const void *)p->data;
+
+		if (p->from == 0 && p->to == 1 && h->type == VNET_WIRE_FRAG &&
+		    !keep(self, be32toh(h->seq))) {
+			free(p->data);
+			memmove(p, p + 1, (net->qlen - i - 1) * sizeof(*p));
+			net->qlen--;
+			continue;
+		}
+		i++;
+	}
+}
+
+static u32 seen_max;
+static bool seen_any;
+
+/* Every first transmission lost; of those sent again, only the oldest's. */
+static bool keep_oldest_resent(FIXTURE_DATA(win) *self, u32 seq)
+{
+	if (!seen_any || (s32)(seq - seen_max) > 0) {
+		seen_any = true;
+		seen_max = seq;
+		return false;
+	}
+	return seq == chan(self)->una_seq;
+}
+
+/*
+ * The window moving is word from the receiver.  A train's last window,
+ * every first transmission lost, goes a fragment per timeout: the window
+ * moves every quantum or two, and the train must not come back
+ * "unreachable" -- max_retries quanta without word -- for the time the
+ * whole window took.  It did, with max_retries 3, before an ACK that moved
+ * the window counted as word (a fragment at a time it was delivered).
+ */
+TEST_F(win, window_moving_is_word_from_the_receiver)
+{
+	u64 start;
+
+	self->a->fw.max_retries = 3;
+	seen_any = false;
+	send_xfer(_metadata, self, 30000, 7);
+	start = self->net.now;
+	while (!sim_peek(self->b, 1, VNET_Q_REQ_RECV)) {
+		ASSERT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+		ASSERT_GT(1000 * self->a->fw.quantum, self->net.now - start);
+		sim_net_step(&self->net, 20);
+		filter_frags(self, keep_oldest_resent);
+	}
+	expect_whole_once(_metadata, self, 30000, 7);
+}
+
+/* An ACK or NACK to A from B's address, as a forger would write it. */
+static void answer(FIXTURE_DATA(win) *self, u8 type, u32 seq, u32 stamp,
+		   u8 status)
+{
+	struct {
+		struct vnet_wire_hdr h;
+		struct vnet_wire_ack ack;
+	} pkt = {};
+
+	pkt.h.version = VNET_WIRE_VERSION;
+	pkt.h.type = type;
+	pkt.h.src_nic = htobe16(1);
+	pkt.h.dst_nic = htobe16(0);
+	pkt.h.incarnation = htobe32(0x1234);
+	pkt.h.seq = htobe32(seq);
+	pkt.h.stamp = htobe32(stamp);
+	pkt.ack.status = status;
+	pkt.h.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
+	sim_net_inject(&self->net, 0, self->mac_b, &pkt, sizeof(pkt));
+}
+
+/*
+ * The flush holds against a hostile peer: the oldest fragment sent again
+ * alone, its sender moving, that transmission NACKed -- the train is
+ * resolved for the flush -- then a late ACK of the oldest's first
+ * transmission.  Nothing goes out again under the moving sender, and the
+ * flush stays over.  (The fragments after the oldest went out again, and
+ * counted unresolved, before the resends looked at the move.)
+ */
+TEST_F(win, no_resend_under_a_moving_sender)
+{
+	struct vnet_fw_send_chan *ch = chan(self);
+	struct vnet_fw_ep *ep = &self->a->ep[0].fw;
+	u32 una_first;
+	u64 sent;
+
+	self->net.down[1] = true;
+	send_xfer(_metadata, self, 64 << 10, 9);
+	while (ch->state != VNET_CHAN_INFLIGHT)
+		sim_net_step(&self->net, 20);
+	answer(self, VNET_WIRE_ACK, ch->seq, ch->stamp, VNET_RET_NONE);
+	ASSERT_EQ(8, ch->seq + 1 - ch->una_seq);
+	una_first = ch->first_stamp;
+	while (!ch->narrow)
+		sim_net_step(&self->net, 20);
+	ASSERT_NE(ch->seq, ch->una_seq);
+	ep->moving = true;
+	ASSERT_LT(0, ep->unresolved);
+	answer(self, VNET_WIRE_NACK, ch->una_seq, ch->stamp,
+	       VNET_NACK_NOT_RESIDENT);
+	ASSERT_TRUE(ch->nacked);
+	ASSERT_EQ(0, ep->unresolved);
+	sent = self->a->fw.stats.retransmits;
+	answer(self, VNET_WIRE_ACK, ch->una_seq, una_first, VNET_RET_NONE);
+	EXPECT_EQ(sent, self->a->fw.stats.retransmits);
+	EXPECT_EQ(0, ep->unresolved);
 }
 
 TEST_HARNESS_MAIN
