@@ -23,15 +23,9 @@ FIXTURE(train) {
 
 FIXTURE_SETUP(train)
 {
-	sim_net_init(&self->net, 2, 2, 77);
+	frag_pair_init(&self->net, 77, TAG);
 	self->a = self->net.nic[0];
 	self->b = self->net.nic[1];
-	self->a->fw.mtu = 1500;
-	self->b->fw.mtu = 1500;
-	self->b->ep[1].fw.tag = TAG;
-	sim_map(self->a, 0, 0, 1, 1, TAG);
-	frag_give_seg(self->a, 0, 2 * VNET_XFER_MAX);
-	frag_give_seg(self->b, 1, VNET_XFER_MAX);
 	sim_mac(0, self->mac[0]);
 	sim_mac(1, self->mac[1]);
 }

@@ -340,21 +340,8 @@ TEST_F(forger, fragments_that_do_not_follow_drop_the_train)
 static void answer_as_1(FIXTURE_DATA(forger) *self,
 			const struct vnet_fw_send_chan *ch, u8 type, u8 status)
 {
-	struct {
-		struct vnet_wire_hdr h;
-		struct vnet_wire_ack ack;
-	} pkt = {};
-
-	pkt.h.version = VNET_WIRE_VERSION;
-	pkt.h.type = type;
-	pkt.h.src_nic = htobe16(1);
-	pkt.h.dst_nic = htobe16(2);
-	pkt.h.incarnation = htobe32(INC);
-	pkt.h.seq = htobe32(ch->seq);
-	pkt.h.stamp = htobe32(ch->stamp);
-	pkt.ack.status = status;
-	pkt.h.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
-	sim_net_inject(&self->net, 2, self->mac[1], &pkt, sizeof(pkt));
+	frag_answer(&self->net, 2, 1, self->mac[1], INC, type, ch->seq,
+		    ch->stamp, status);
 }
 
 typedef void answer_fn(FIXTURE_DATA(forger) *self,

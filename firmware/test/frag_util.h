@@ -20,6 +20,51 @@ static inline void frag_give_seg(struct sim_nic *s, u32 ep, u64 len)
 	s->ep[ep].fw.seg_gen++;		/* as vnet_ep_set_seg() does */
 }
 
+/*
+ * Two NICs on a wire of MTU 1500, A's endpoint 0 mapped (slot 1) to B's
+ * endpoint 1 with @tag, each with a segment: room for A's sources past the
+ * first megabyte, and for what lands at B.
+ */
+static inline void frag_pair_init(struct sim_net *net, u32 seed, u64 tag)
+{
+	struct sim_nic *a, *b;
+
+	sim_net_init(net, 2, 2, seed);
+	a = net->nic[0];
+	b = net->nic[1];
+	a->fw.mtu = 1500;
+	b->fw.mtu = 1500;
+	b->ep[1].fw.tag = tag;
+	sim_map(a, 0, 0, 1, 1, tag);
+	frag_give_seg(a, 0, 2 * VNET_XFER_MAX);
+	frag_give_seg(b, 1, VNET_XFER_MAX);
+}
+
+/*
+ * An ACK or NACK of (channel 0, @seq, @stamp) to NIC @to, as NIC @from of
+ * incarnation @inc would send it from @mac: a forger's, or a peer's.
+ */
+static inline void frag_answer(struct sim_net *net, u32 to, u32 from,
+			       const u8 *mac, u32 inc, u8 type, u32 seq,
+			       u32 stamp, u8 status)
+{
+	struct {
+		struct vnet_wire_hdr h;
+		struct vnet_wire_ack ack;
+	} pkt = {};
+
+	pkt.h.version = VNET_WIRE_VERSION;
+	pkt.h.type = type;
+	pkt.h.src_nic = htobe16(from);
+	pkt.h.dst_nic = htobe16(to);
+	pkt.h.incarnation = htobe32(inc);
+	pkt.h.seq = htobe32(seq);
+	pkt.h.stamp = htobe32(stamp);
+	pkt.ack.status = status;
+	pkt.h.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
+	sim_net_inject(net, to, mac, &pkt, sizeof(pkt));
+}
+
 static inline void frag_free_segs(struct sim_net *net)
 {
 	u32 i, j;

@@ -22,15 +22,9 @@ FIXTURE(win) {
 
 FIXTURE_SETUP(win)
 {
-	sim_net_init(&self->net, 2, 2, 91);
+	frag_pair_init(&self->net, 91, TAG);
 	self->a = self->net.nic[0];
 	self->b = self->net.nic[1];
-	self->a->fw.mtu = 1500;
-	self->b->fw.mtu = 1500;
-	self->b->ep[1].fw.tag = TAG;
-	sim_map(self->a, 0, 0, 1, 1, TAG);
-	frag_give_seg(self->a, 0, 2 * VNET_XFER_MAX);
-	frag_give_seg(self->b, 1, VNET_XFER_MAX);
 	sim_mac(1, self->mac_b);
 }
 
@@ -287,21 +281,8 @@ TEST_F(win, window_moving_is_word_from_the_receiver)
 static void answer(FIXTURE_DATA(win) *self, u8 type, u32 seq, u32 stamp,
 		   u8 status)
 {
-	struct {
-		struct vnet_wire_hdr h;
-		struct vnet_wire_ack ack;
-	} pkt = {};
-
-	pkt.h.version = VNET_WIRE_VERSION;
-	pkt.h.type = type;
-	pkt.h.src_nic = htobe16(1);
-	pkt.h.dst_nic = htobe16(0);
-	pkt.h.incarnation = htobe32(0x1234);
-	pkt.h.seq = htobe32(seq);
-	pkt.h.stamp = htobe32(stamp);
-	pkt.ack.status = status;
-	pkt.h.csum = htobe32(vnet_crc32c(0, &pkt, sizeof(pkt)));
-	sim_net_inject(&self->net, 0, self->mac_b, &pkt, sizeof(pkt));
+	frag_answer(&self->net, 0, 1, self->mac_b, 0x1234, type, seq, stamp,
+		    status);
 }
 
 /*
