@@ -258,12 +258,13 @@ static void vnet_fw_train_stop(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 
 /*
  * Put the train on channel @c on the wire, INFLIGHT, unless only its
- * oldest fragment may go (narrow) or its sender is moving (its flush waits
- * for what is out, not for the rest of the train; the timer goes on with
- * what is out): first again the fragments after the oldest that the timer
- * sent again -- its receiver, which takes them in order, dropped them if it
- * lost that one -- then those after the latest, until nic->train_window of
- * them are out or all of it is.
+ * oldest fragment may go (narrow): first again the fragments after the
+ * oldest that the timer sent again -- its receiver, which takes them in
+ * order, dropped them if it lost that one -- then those after the latest,
+ * until nic->train_window of them are out or all of it is.  While its
+ * sender moves nothing new goes (its flush waits for what is out, not for
+ * the rest of the train), and nothing again once the flush is no longer
+ * waiting for the train (its latest transmission NACKed).
  */
 static void vnet_fw_train_fill(struct vnet_fw_nic *nic,
 			       struct vnet_fw_peer *p, u32 c)
@@ -275,7 +276,7 @@ static void vnet_fw_train_fill(struct vnet_fw_nic *nic,
 		ch->resend = ch->una_seq;
 	while (ch->state == VNET_CHAN_INFLIGHT && !ch->narrow &&
 	       (s32)(ch->seq - ch->resend) >= 0 &&
-	       !(ch->src && fw_read_once(ch->src->moving)))
+	       (ch->counted || !(ch->src && fw_read_once(ch->src->moving))))
 		vnet_fw_resend(nic, p, c, ch->resend++, false);
 	while (ch->state == VNET_CHAN_INFLIGHT && !ch->narrow &&
 	       ch->seq + 1 - ch->una_seq < nic->train_window &&
@@ -318,10 +319,14 @@ void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	ch->narrow = false;
 	/*
 	 * Word from the receiver, and a train going on: the silence and the
-	 * lifetime that bound it count from here, as from a fragment loaded.
+	 * lifetime that bound it count from here, as from a fragment loaded
+	 * -- but not while its sender moves, whose flush they bound: a window
+	 * trickling in under loss would hold it a timeout per fragment.
 	 */
-	ch->heard_at = nic->now;
-	ch->taken_at = nic->now;
+	if (!(ch->src && fw_read_once(ch->src->moving))) {
+		ch->heard_at = nic->now;
+		ch->taken_at = nic->now;
+	}
 	if (ch->una_off > ch->frag_acked) {
 		/*
 		 * Further than ever: a refusal of the train where it stood is

@@ -277,6 +277,45 @@ TEST_F(win, window_moving_is_word_from_the_receiver)
 	expect_whole_once(_metadata, self, 30000, 7);
 }
 
+/*
+ * A moving sender's flush is bounded as a single message's is, by
+ * max(busy_timeout, 2 * max_retries quanta), whatever the window: with
+ * only the oldest fragment's resends getting through, its ACKs trickle in
+ * a timeout apart.  Counted as word from the receiver while the sender
+ * moved, they held the flush a timeout per fragment of the window --
+ * found by cluster_fuzz (regress/cluster_fuzz/window_out_when_its_sender_
+ * moves), 20% of the packets lost.
+ */
+TEST_F(win, a_moving_senders_flush_is_bounded_by_the_window)
+{
+	struct vnet_fw_ep *ep = &self->a->ep[0].fw;
+	u64 q = self->a->fw.quantum, start, bound;
+
+	self->a->fw.max_retries = 2;
+	self->a->fw.busy_timeout = 2 * q;
+	bound = 4 * q + q;
+	send_xfer(_metadata, self, LEN, 8);
+	while (self->b->fw.stats.rx_frags < 20)
+		step(self);
+	/* A window whose every fragment is lost, out when the move starts. */
+	seen_any = false;
+	for (start = self->net.now; self->net.now - start < q / 4;) {
+		sim_net_step(&self->net, 20);
+		filter_frags(self, keep_oldest_resent);
+	}
+	ASSERT_EQ(8, chan(self)->seq + 1 - chan(self)->una_seq);
+	ep->moving = true;
+	start = self->net.now;
+	while (ep->unresolved) {
+		ASSERT_GE(bound, self->net.now - start);
+		sim_net_step(&self->net, 20);
+		filter_frags(self, keep_oldest_resent);
+	}
+	TH_LOG("flushed in %llu (bound %llu)",
+	       (unsigned long long)(self->net.now - start),
+	       (unsigned long long)bound);
+}
+
 /* An ACK or NACK to A from B's address, as a forger would write it. */
 static void answer(FIXTURE_DATA(win) *self, u8 type, u32 seq, u32 stamp,
 		   u8 status)
