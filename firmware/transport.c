@@ -733,7 +733,17 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 			 */
 			if (ch->is_train) {
 				vnet_fw_chan_refused(nic, ch, true);
-				vnet_fw_train_rewind(nic, p, c, seq);
+				/*
+				 * Not under a moving sender whose flush is
+				 * over (the latest NACKed): the rewind would
+				 * put the train back on the wire, and in the
+				 * count, a new silence to wait out.  After the
+				 * move its tick sends it with SYNC, and the
+				 * receiver's RESTART rewinds it.
+				 */
+				if (!(ch->nacked && ch->src &&
+				      fw_read_once(ch->src->moving)))
+					vnet_fw_train_rewind(nic, p, c, seq);
 			}
 		}
 		return;

@@ -361,4 +361,40 @@ TEST_F(win, no_resend_under_a_moving_sender)
 	EXPECT_EQ(0, ep->unresolved);
 }
 
+/*
+ * A train whose latest fragment was NACKed under a moving sender is
+ * resolved for the flush; a RESYNC of that transmission then (a hostile
+ * peer's, or a reboot's) may not put it back on the wire and in the
+ * count.  The rewind did, and with two trains a peer could keep the
+ * flush waiting past its bound, each RESYNC a new silence.
+ */
+TEST_F(win, no_rewind_under_a_moving_sender_whose_flush_is_over)
+{
+	struct vnet_fw_send_chan *ch = chan(self);
+	struct vnet_fw_ep *ep = &self->a->ep[0].fw;
+	u64 sent;
+
+	self->net.down[1] = true;
+	send_xfer(_metadata, self, 64 << 10, 10);
+	while (ch->state != VNET_CHAN_INFLIGHT)
+		sim_net_step(&self->net, 20);
+	answer(self, VNET_WIRE_ACK, ch->seq, ch->stamp, VNET_RET_NONE);
+	ASSERT_LT(1, ch->seq + 1 - ch->una_seq);
+	ep->moving = true;
+	ASSERT_EQ(1, ep->unresolved);
+	answer(self, VNET_WIRE_NACK, ch->seq, ch->stamp,
+	       VNET_NACK_NOT_RESIDENT);
+	ASSERT_EQ(0, ep->unresolved);
+	sent = self->a->fw.stats.retransmits;
+	answer(self, VNET_WIRE_NACK, ch->seq, ch->stamp, VNET_NACK_RESYNC);
+	sim_net_run_for(&self->net, 2 * self->a->fw.quantum);
+	EXPECT_EQ(0, ep->unresolved);
+	EXPECT_EQ(sent, self->a->fw.stats.retransmits);
+	/* After the move, the train goes on and arrives whole. */
+	ep->moving = false;
+	self->net.down[1] = false;
+	ASSERT_TRUE(until_delivered(self, 1000 * self->a->fw.quantum));
+	expect_whole_once(_metadata, self, 64 << 10, 10);
+}
+
 TEST_HARNESS_MAIN
