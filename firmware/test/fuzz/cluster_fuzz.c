@@ -27,9 +27,15 @@
  *   MUTE    the user of endpoint (arg >> 1) % FZ_EPS of NIC arg & 1
  *           falls silent -- posts nothing, answers nothing -- or talks
  *           again; all talk again when the input ends
+ *   CLOSE   the user of endpoint (arg >> 1) % FZ_EPS of NIC arg & 1
+ *           closes it, for the rest of the input
+ *   REBOOT  NIC arg & 1 reboots: its firmware and users start afresh
  *
- * A peer that reboots is wire_fuzz's (a stranger's frames, a new
- * incarnation); this harness keeps both NICs honest.
+ * Every client is held to exactly one reply per request here (fuzz_net.h):
+ * both NICs are honest.  A closed or rebooted server settles what it
+ * took; its clients may get what it did not take back, "no endpoint".
+ * A request on the wire when its server's NIC rebooted may be taken and
+ * answered once in each life of the server.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +75,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	size_t pos;
 
 	fz_init(&f, true);
+	f.all_exact = true;
 	for (pos = 0; pos + 2 <= size && budget; pos += 2) {
 		u8 op = data[pos] % C_NR, arg = data[pos + 1];
 		u32 nic = arg & 1, ep = (arg >> 1) % FZ_EPS, steps;
@@ -79,6 +86,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			if (steps > budget)
 				steps = budget;
 			budget -= steps;
+			/*
+			 * Steps a quantum long: the NICs run once a timeout,
+			 * as on a stalled host, and each answer comes after
+			 * the retransmission it answers -- across the wire,
+			 * as much a fault as a lossy wire.
+			 */
+			f.faults |= arg & 64;
 			fz_run(&f, steps, arg & 64 ?
 				   f.net.nic[0]->fw.quantum : FZ_DT);
 			break;
@@ -102,6 +116,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			break;
 		case C_MUTE:
 			f.mute[nic][ep] = !f.mute[nic][ep];
+			break;
+		case C_CLOSE:
+			fz_close(&f, nic, ep);
+			break;
+		case C_REBOOT:
+			fz_reboot(&f, nic);
 			break;
 		}
 	}

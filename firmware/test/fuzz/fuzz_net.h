@@ -9,7 +9,8 @@
  * NIC 0 is the target; NIC 1 is its peer.  The endpoints, by role:
  *
  *   NIC 0  A  client of F (remote, every kind of message, trains and
- *             XFERs from its own segment), server for G
+ *             XFERs from its own segment) and of S in turn, server for
+ *             G, whose XFERs land past A's own sources in its segment
  *          B  server for E, off the card at the start
  *          C  client of D (local), exactly accounted for
  *          D  server for C, off the card at the start
@@ -23,7 +24,9 @@
  * each entry read is checked for what the firmware may write into it.
  * An exactly accounted client gets exactly one reply per request,
  * intact, and never a return; its server gets each request once, intact:
- * nothing the fuzzers do may disturb them.
+ * nothing the fuzzers do may disturb them.  Under cluster_fuzz, whose
+ * users are all honest, A and G are held to it too (all_exact), with
+ * what closes and reboots excuse (cluster_fuzz.c).
  */
 #ifndef _VNET_FUZZ_NET_H
 #define _VNET_FUZZ_NET_H
@@ -52,6 +55,11 @@ struct fz_window {
 
 struct fz_user {
 	u32 posted;			/* requests */
+	/*
+	 * Its first request in this life: the user before it closed, or
+	 * died with its NIC, and every number up to here is settled.
+	 */
+	u32 base;
 	u32 resolved;			/* of those, replied to or returned */
 	u32 replies;			/* replies read, to G: see fz_tokens() */
 	struct fz_window replied;	/* an exact client's replies */
@@ -66,6 +74,15 @@ struct fz_user {
 	 * busy_timeout, so never taken, before the return or after it.
 	 */
 	struct fz_window busy;
+	/*
+	 * Requests on the wire to a NIC that rebooted: the new life of
+	 * their server may take one again, ACKs lost, and answer it again.
+	 */
+	struct fz_window again;
+	struct fz_window served_again;
+	struct fz_window replied_again;
+	/* Two of its bulk requests may land in the same place. */
+	bool overlapping;
 	bool hostile;			/* its memory is the fuzzer's */
 	/* Talks to a hostile endpoint, which may hold its queue for ever. */
 	bool tainted;
@@ -91,6 +108,13 @@ struct fz_net {
 	 * most once, and settled (replied to, or either returned) once.
 	 */
 	bool faults;
+	/* cluster_fuzz: every client is held to exactly one reply. */
+	bool all_exact;
+	/* Closed, or rebooted with its NIC, while the input ran. */
+	bool gone[FZ_NICS][FZ_EPS];
+	/* Requests A took in its lives before this one. */
+	u32 a_taken;
+	u32 reboots;
 };
 
 /*
@@ -105,7 +129,8 @@ struct fz_net {
 #define USER_STEPS_SHIFT 3
 
 /* cluster_fuzz.c: a record is an op and its argument, two bytes. */
-enum cluster_op { C_RUN, C_FAULTS, C_LINK, C_MOVE, C_ROUTE, C_MUTE, C_NR };
+enum cluster_op { C_RUN, C_FAULTS, C_LINK, C_MOVE, C_ROUTE, C_MUTE, C_CLOSE,
+		  C_REBOOT, C_NR };
 
 /* U_NONE is in no input: what an op becomes once A is closed. */
 enum user_op { U_FRAME, U_STAGING, U_POST, U_INDEX, U_SEG, U_SET_SEG, U_RUN,
@@ -116,7 +141,16 @@ void fz_fini(struct fz_net *f);
 void fz_run(struct fz_net *f, u32 steps, u64 dt);
 void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger);
 void fz_move(struct fz_net *f, u32 nic, u32 ep);
+void fz_close(struct fz_net *f, u32 nic, u32 ep);
+void fz_reboot(struct fz_net *f, u32 nic);
 void fz_settle(struct fz_net *f);
+
+/* fuzz_users.c: the users, for fuzz_net.c. */
+void fz_users_setup(struct fz_net *f, u32 nic);
+void fz_drive(struct fz_net *f);
+bool fz_user_idle(struct fz_net *f, u32 nic, u32 ep);
+void fz_user_gone(struct fz_net *f, u32 nic, u32 ep);
+void fz_users_rebooting(struct fz_net *f, u32 nic);
 /* NIC 0's counters when the last input ended, before it settled. */
 extern struct vnet_fw_nic_stats fz_ended;
 

@@ -495,6 +495,26 @@ static void gen_cluster(const char *dir)
 	gen_c(&b, C_MUTE, 2 * FZ_C);
 	gen_c(&b, C_RUN, 63);
 	gen_write(dir, "cluster_fuzz", "mute", &b);
+	b.len = 0;
+	/* Servers close with requests in and out: D, then F across the wire. */
+	gen_c(&b, C_RUN, 12);
+	gen_c(&b, C_CLOSE, 2 * FZ_D);
+	gen_c(&b, C_RUN, 20);
+	gen_c(&b, C_CLOSE, 1 | 2 * FZ_F);
+	gen_c(&b, C_RUN, 63);
+	gen_write(dir, "cluster_fuzz", "close", &b);
+	b.len = 0;
+	/* NIC 1 reboots mid-traffic, on a clean wire and then a lossy one. */
+	gen_c(&b, C_RUN, 25);
+	gen_c(&b, C_REBOOT, 1);
+	gen_c(&b, C_RUN, 40);
+	gen_c(&b, C_FAULTS, 2 | 1 << 2);
+	gen_c(&b, C_RUN, 33);
+	gen_c(&b, C_REBOOT, 1);
+	gen_c(&b, C_RUN, 63);
+	gen_c(&b, C_REBOOT, 0);
+	gen_c(&b, C_RUN, 63);
+	gen_write(dir, "cluster_fuzz", "reboot", &b);
 	free(b.data);
 }
 
