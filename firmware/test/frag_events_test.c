@@ -315,6 +315,47 @@ TEST_F(train, receiver_evicted_halfway_medium)
 	EXPECT_TRUE(frag_all_quiet(&self->net));
 }
 
+/*
+ * As above with the whole window out: the first fragment is taken, the
+ * other five are on the wire when the receiver goes.  The first of them
+ * is NACKed "not resident" and the rest, past it, dropped; once the
+ * receiver is back they go again from there, and the message arrives
+ * whole, once.
+ */
+TEST_F(train, receiver_evicted_with_the_window_out_medium)
+{
+	struct vnet_desc d = sim_request(5);
+	u8 buf[VNET_MEDIUM_MAX];
+	u64 start = self->net.now;
+
+	self->b->auto_fault = false;
+	d.flags = VNET_DESC_MEDIUM;
+	d.len = sizeof(buf);
+	frag_fill(buf, sizeof(buf), 5);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, buf));
+	while (self->a->fw.stats.tx_frags < 6) {
+		ASSERT_GT(1000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	ASSERT_EQ(1, self->b->fw.stats.rx_frags);
+	sim_unload(self->b, 1);
+	sim_net_run_for(&self->net, 3 * self->a->fw.quantum);
+	EXPECT_LE(6, self->b->fw.stats.rx_frags);
+	EXPECT_LT(0, self->b->fw.stats.tx_nack[VNET_NACK_NOT_RESIDENT]);
+	EXPECT_EQ(NULL, sim_peek(self->b, 1, VNET_Q_REQ_RECV));
+	sim_load(self->b, 1);
+	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 1000000));
+	EXPECT_EQ(sizeof(buf), sim_peek(self->b, 1, VNET_Q_REQ_RECV)->len);
+	EXPECT_TRUE(frag_same(sim_payload(self->b, 1, VNET_Q_REQ_RECV),
+			      sizeof(buf), 5));
+	sim_consume(self->b, 1, VNET_Q_REQ_RECV);
+	sim_net_run_for(&self->net, 5 * self->a->fw.quantum);
+	EXPECT_EQ(NULL, sim_peek(self->b, 1, VNET_Q_REQ_RECV));
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+	EXPECT_EQ(1, self->b->ep[1].fw.stats.received);
+	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
 /* The receiver closes halfway: the sender gets its message back, whole. */
 TEST_F(train, receiver_closes_halfway)
 {
