@@ -4,9 +4,10 @@
  * RFC 3720 (iSCSI), appendix B.4, and the check value of the CRC catalogue.
  * A checksum is chained by passing the previous result as @crc, the way
  * the firmware sums a header and then a payload, so a split must not change
- * the result either.  The module runs this on vnet_crc32c() at load and
- * refuses to load on a mismatch; the host tests run it on the portable
- * table, and on the mistakes a wrapper of the kernel's crc32c() could make.
+ * the result either, nor two sums joined by vnet_crc32c_cat().  The
+ * module runs this on vnet_crc32c() at load and refuses to load on a
+ * mismatch; the host tests run it on the portable table, and on the
+ * mistakes a wrapper of the kernel's crc32c() could make.
  */
 #include "wire.h"
 
@@ -41,7 +42,10 @@ bool vnet_fw_crc32c_selftest(u32 (*crc32c)(u32 crc, const void *data,
 			return false;
 		for (j = 0; j <= v->len; j++)
 			if (crc32c(crc32c(0, buf, j), buf + j,
-				   v->len - j) != v->crc)
+				   v->len - j) != v->crc ||
+			    vnet_crc32c_cat(crc32c(0, buf, j),
+					    crc32c(0, buf + j, v->len - j),
+					    v->len - j) != v->crc)
 				return false;
 	}
 	return true;

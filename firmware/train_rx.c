@@ -232,14 +232,15 @@ u32 vnet_fw_frag_packet_len(const struct vnet_wire_hdr *h, u32 len)
 }
 
 /*
- * Land @len bytes at @off of train @t's payload.  False when its owner
+ * Land @len bytes at @off of train @t's payload, which sum to @sum (their
+ * CRC32C, from the packet's check).  False when its owner
  * replaced the destination's segment meanwhile: the bytes already landed
  * are in the old one, so even a new segment that holds the range would
  * get only the rest of the message.
  */
 static bool vnet_fw_train_land(struct vnet_fw_nic *nic,
 			       struct vnet_fw_train *t, u32 off,
-			       const u8 *bytes, u32 len)
+			       const u8 *bytes, u32 len, u32 sum)
 {
 	struct vnet_fw_ep *dst = t->dst;
 
@@ -252,7 +253,7 @@ static bool vnet_fw_train_land(struct vnet_fw_nic *nic,
 		fw_memcpy(t->buf + off, bytes, len);
 	}
 	t->received = off + len;
-	t->crc = vnet_crc32c(t->crc, bytes, len);
+	t->crc = vnet_crc32c_cat(t->crc, sum, len);
 	t->landed_at = nic->now;
 	/* Receiving is working: and the last fragment will want the frame. */
 	if (fw_read_once(dst->frame))
@@ -289,7 +290,7 @@ static struct vnet_fw_outcome vnet_fw_train_room(struct vnet_fw_nic *nic,
 static struct vnet_fw_outcome
 vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		    u8 channel, u32 seq, const struct vnet_wire_msg *w,
-		    const u8 *bytes, u32 len)
+		    const u8 *bytes, u32 len, u32 sum)
 {
 	unsigned int rq = w->queue == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 							VNET_Q_REP_RECV;
@@ -326,7 +327,7 @@ vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	t->started_at = nic->now;
 	vnet_fw_train_set_busy(nic, t, p, true);
 	/* find_dest() checked the whole range against the segment. */
-	vnet_fw_train_land(nic, t, 0, bytes, len);
+	vnet_fw_train_land(nic, t, 0, bytes, len, sum);
 	return vnet_fw_outcome(VNET_FW_MOVED, VNET_RET_NONE);
 }
 
@@ -334,14 +335,14 @@ vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 static struct vnet_fw_outcome
 vnet_fw_train_last(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		   struct vnet_fw_train *t, const struct vnet_wire_frag *f,
-		   const u8 *bytes, u32 len)
+		   const u8 *bytes, u32 len, u32 sum)
 {
 	const bool medium = t->msg.flags & VNET_DESC_MEDIUM;
 	u32 *reserved = &t->dst->recv_reserved[t->rq - VNET_Q_REQ_RECV];
 	struct vnet_fw_outcome out;
 	enum vnet_fw_accept taken;
 
-	if (vnet_crc32c(t->crc, bytes, len) != fw_be32_to_cpu(f->csum)) {
+	if (vnet_crc32c_cat(t->crc, sum, len) != fw_be32_to_cpu(f->csum)) {
 		vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
@@ -349,7 +350,7 @@ vnet_fw_train_last(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	out = vnet_fw_train_room(nic, p, t->dst, t->rq, 1);
 	if (out.fate == VNET_FW_WAITS)
 		return out;
-	if (!vnet_fw_train_land(nic, t, t->received, bytes, len)) {
+	if (!vnet_fw_train_land(nic, t, t->received, bytes, len, sum)) {
 		vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
@@ -370,7 +371,8 @@ vnet_fw_train_last(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 /* What becomes of a fragment at the sequence number its channel expects. */
 static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 						struct vnet_fw_peer *p,
-						const struct vnet_wire_hdr *h)
+						const struct vnet_wire_hdr *h,
+						u32 sum)
 {
 	const struct vnet_wire_frag *f = (const void *)(h + 1);
 	const struct vnet_wire_msg *w = (const void *)(f + 1);
@@ -386,7 +388,7 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 			vnet_fw_train_drop(nic, t);
 		return vnet_fw_train_first(nic, p, h->channel,
 					   fw_be32_to_cpu(h->seq), w,
-					   bytes + sizeof(*w), len);
+					   bytes + sizeof(*w), len, sum);
 	}
 	if (!t || t->first != fw_be32_to_cpu(f->train) || off != t->received ||
 	    len > t->msg.len - off ||
@@ -396,8 +398,8 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
 	if (f->flags & VNET_FRAG_LAST)
-		return vnet_fw_train_last(nic, p, t, f, bytes, len);
-	if (!vnet_fw_train_land(nic, t, off, bytes, len)) {
+		return vnet_fw_train_last(nic, p, t, f, bytes, len, sum);
+	if (!vnet_fw_train_land(nic, t, off, bytes, len, sum)) {
 		vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
@@ -407,10 +409,11 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 /*
  * A FRAG packet from @p; the caller checked its length against what it says
  * (vnet_fw_frag_packet_len()), its checksum, and that it comes from the
- * address routed for @p.
+ * address routed for @p.  @sum: the CRC32C of its payload alone, from the
+ * checksum's pass over it, which the train's checksum takes in.
  */
 void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-		     const struct vnet_wire_hdr *h)
+		     const struct vnet_wire_hdr *h, u32 sum)
 {
 	const struct vnet_wire_frag *f = (const void *)(h + 1);
 	struct vnet_desc m;
@@ -424,5 +427,5 @@ void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	nic->stats.rx_frags++;
 	if (!vnet_fw_rx_in_order(nic, p, h))
 		return;
-	vnet_fw_rx_answer(nic, p, h, vnet_fw_frag_take(nic, p, h));
+	vnet_fw_rx_answer(nic, p, h, vnet_fw_frag_take(nic, p, h, sum));
 }

@@ -161,7 +161,10 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	if (first)
 		ch->train = ch->seq;
 	ch->frag_len = len;
-	ch->frag_crc = vnet_crc32c(first ? 0 : ch->frag_crc, ch->frag, len);
+	/* Its bytes summed once, for its packets' checksums as well. */
+	ch->frag_sum = vnet_crc32c(0, ch->frag, len);
+	ch->frag_crc = first ? ch->frag_sum :
+		       vnet_crc32c_cat(ch->frag_crc, ch->frag_sum, len);
 	ch->win_end[ch->seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->frag_off + len;
 	ch->win_crc[ch->seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->frag_crc;
 	/*
@@ -193,7 +196,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	u32 off = ch->frag_off, len = ch->frag_len, crc_end = ch->frag_crc;
-	bool first, last;
+	bool first, last, read = seq != ch->seq || !ch->frag;
 	u32 hlen;
 	struct {
 		struct vnet_wire_hdr hdr;
@@ -211,8 +214,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		crc_end = ch->win_crc[i];
 	}
 	/* The buffer holds another fragment since an older one went again. */
-	if ((seq != ch->seq || !ch->frag) &&
-	    !vnet_fw_frag_bytes(ch, off, len)) {
+	if (read && !vnet_fw_frag_bytes(ch, off, len)) {
 		vnet_fw_train_stop(nic, p, ch, VNET_RET_BAD_SEGMENT);
 		return;
 	}
@@ -235,8 +237,14 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	if (first)
 		vnet_fw_put_msg(&pkt.msg, &ch->msg, ch->key, ch->src_ep,
 				ch->queue);
-	crc = vnet_crc32c(0, &pkt, hlen);
-	crc = vnet_crc32c(crc, ch->frag, len);
+	/*
+	 * Bytes read again are summed again: from the sender's segment they
+	 * may have changed, and the packet must sum right for what it
+	 * carries (the payload's checksum tells the receiver they changed).
+	 */
+	crc = vnet_crc32c_cat(vnet_crc32c(0, &pkt, hlen),
+			      read ? vnet_crc32c(0, ch->frag, len) :
+				     ch->frag_sum, len);
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
 	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, hlen, ch->frag,
 			   len);

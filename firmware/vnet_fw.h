@@ -254,6 +254,7 @@ struct vnet_fw_send_chan {
 	u32 frag_len;
 	u32 train;			/* seq of the train's first fragment */
 	u32 frag_crc;			/* CRC32C of the payload to its end */
+	u32 frag_sum;			/* CRC32C of its bytes alone */
 	u32 frag_acked;			/* payload bytes ever ACKed */
 	/*
 	 * The train's window: its fragments from una_seq to seq are on the

@@ -181,6 +181,11 @@ struct vnet_wire_mapper {
  */
 void vnet_fw_crc32c_init(void);
 u32 vnet_crc32c(u32 crc, const void *data, u32 len);
+/*
+ * The checksum of A then B, from vnet_crc32c(0, A), vnet_crc32c(0, B) and
+ * B's length: no byte read again (crc32c_cat.c).
+ */
+u32 vnet_crc32c_cat(u32 crc_a, u32 crc_b, u32 len_b);
 bool vnet_fw_crc32c_selftest(u32 (*crc32c)(u32 crc, const void *data,
 					   u32 len));
 

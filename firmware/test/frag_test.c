@@ -110,6 +110,39 @@ TEST(crc32c_matches_the_definition_at_every_length_and_start)
 		}
 }
 
+/*
+ * Two sums joined, as each side of the wire joins a fragment's to the
+ * packet's and the train's: the checksum of the whole, for every cut of
+ * every length up to the largest train, the second part as long as any
+ * fragment or any payload at all.
+ */
+TEST(crc32c_cat_joins_two_sums_into_the_whole)
+{
+	static u8 buf[VNET_XFER_MAX];
+	u32 seed = 0xca7, i, len, cut;
+
+	vnet_fw_crc32c_init();
+	for (i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = seed >> 16;
+	}
+	/* Nothing before, and nothing after. */
+	EXPECT_EQ(vnet_crc32c(0, buf, 100),
+		  vnet_crc32c_cat(0, vnet_crc32c(0, buf, 100), 100));
+	EXPECT_EQ(vnet_crc32c(0, buf, 100),
+		  vnet_crc32c_cat(vnet_crc32c(0, buf, 100), 0, 0));
+	for (i = 0; i < 2000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		len = i < 1000 ? seed % 10000 : seed % (sizeof(buf) + 1);
+		seed = seed * 1103515245u + 12345u;
+		cut = len ? seed % (len + 1) : 0;
+		ASSERT_EQ(vnet_crc32c(0, buf, len),
+			  vnet_crc32c_cat(vnet_crc32c(0, buf, cut),
+					  vnet_crc32c(0, buf + cut, len - cut),
+					  len - cut));
+	}
+}
+
 TEST(crc32c_check_catches_a_wrong_convention)
 {
 	vnet_fw_crc32c_init();
