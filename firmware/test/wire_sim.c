@@ -260,8 +260,9 @@ void sim_net_step(struct sim_net *net, u64 dt)
 		sim->now = net->now;
 		if (sim->auto_fault)
 			for (j = 0; j < sim->nr_eps; j++)
+				/* A closed endpoint is never loaded again. */
 				if (sim->faults_requested[j] &&
-				    !sim->ep[j].fw.frame) {
+				    !sim->ep[j].fw.frame && sim->ep[j].exists) {
 					sim->faults_requested[j] = 0;
 					sim_load(sim, j);
 				}

@@ -211,8 +211,10 @@ void fz_init(struct fz_net *f, bool peer_live)
 	f->posting = true;
 	f->ops = *f->net.nic[0]->fw.ops;
 	f->ops.transmit = fz_transmit;
-	for (i = 0; i < FZ_NICS; i++)
+	for (i = 0; i < FZ_NICS; i++) {
+		f->life[i] = 1;
 		fz_nic_setup(f, i);
+	}
 	/* Faulted in by the first message for them: RESUME, NOT_RESIDENT. */
 	sim_unload(f->net.nic[0], FZ_B);
 	sim_unload(f->net.nic[0], FZ_D);
@@ -262,6 +264,10 @@ static void fz_check_nic(struct sim_nic *s)
 			busy += ch->state != VNET_CHAN_FREE;
 			held += !!ch->payload;
 			paused += ch->state == VNET_CHAN_PAUSED;
+			/* A closed sender's messages go on without it. */
+			fz_assert(!ch->src || s->ep[ch->src->name.ep].exists,
+				  "channel %u of peer %u names closed ep %u", c,
+				  i, ch->src->name.ep);
 			if (ch->counted && ch->src)
 				unresolved[ch->src->name.ep]++;
 			if (ch->payload && ch->src)
@@ -301,6 +307,8 @@ static void fz_check_nic(struct sim_nic *s)
 			  t->dst->name.ep < FZ_EPS &&
 			  (t->rq == VNET_Q_REQ_RECV || t->rq == VNET_Q_REP_RECV) &&
 			  t->received < t->msg.len, "train %u", i);
+		fz_assert(s->ep[t->dst->name.ep].exists,
+			  "train %u lands in closed ep %u", i, t->dst->name.ep);
 		reserved[t->dst->name.ep][t->rq - VNET_Q_REQ_RECV]++;
 	}
 	fz_assert(trains == fw->trains_busy, "%u trains, %u counted", trains,
@@ -320,6 +328,8 @@ static void fz_check_nic(struct sim_nic *s)
 		fz_assert(ep->unresolved == unresolved[i],
 			  "ep %u: %u unresolved, %u counted", i,
 			  unresolved[i], ep->unresolved);
+		fz_assert(s->ep[i].exists || (!s->owner[i] && !ep->frame),
+			  "closed ep %u is on the card", i);
 	}
 }
 
@@ -438,17 +448,22 @@ void fz_close(struct fz_net *f, u32 nic, u32 ep)
 	if (!s->ep[ep].exists)
 		return;
 	fz_user_gone(f, nic, ep);
+	f->closed[nic][ep] = true;
+	f->closes++;
 	s->ep[ep].exists = false;
 	vnet_fw_ep_forget(&s->fw, &s->ep[ep].fw);
 	sim_unload(s, ep);
+	/* Nothing brings it back, and its segment goes with it. */
+	s->faults_requested[ep] = 0;
+	frag_give_seg(s, ep, 0);
 }
 
 /*
  * NIC @nic reboots: its firmware starts afresh, with new initial sequence
  * numbers, route incarnations and reply keys, and its users with new
  * endpoints of the same names and tags, as the mapper and the users'
- * programs would set them up again.  Its address stays, and so does the
- * other NIC's route to it, and what the other NIC has in flight to it.
+ * programs would set them up again.  Its address stays, and so do the
+ * other NIC's route and channels to it.
  */
 void fz_reboot(struct fz_net *f, u32 nic)
 {

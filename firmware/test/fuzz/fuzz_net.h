@@ -43,6 +43,8 @@ enum { FZ_E, FZ_F, FZ_G, FZ_H };	/* endpoints of NIC 1 */
 
 /* Requests a client posts at most in one input. */
 #define FZ_NUMBERS	8192
+/* Lives count to 255: an input reboots no more often than this. */
+#define FZ_MAX_REBOOTS	200
 
 /*
  * Numbers from 0 up, each taken once, in any order: messages on
@@ -51,6 +53,18 @@ enum { FZ_E, FZ_F, FZ_G, FZ_H };	/* endpoints of NIC 1 */
  */
 struct fz_window {
 	u64 taken[FZ_NUMBERS / 64];
+};
+
+/*
+ * One request of an exact client, as its servers and it saw it.  Lives
+ * are numbered from 1 per NIC (fz_net.life); 0: none.
+ */
+struct fz_req {
+	u8 takes;		/* by its server, in all its lives */
+	u8 answers;		/* replies the client read */
+	u8 taken_life;		/* the server NIC's life that took it last */
+	u8 wire_life;		/* on the wire when this life of it began */
+	u8 half;		/* of the segments it reads from and lands in */
 };
 
 struct fz_user {
@@ -62,8 +76,10 @@ struct fz_user {
 	u32 base;
 	u32 resolved;			/* of those, replied to or returned */
 	u32 replies;			/* replies read, to G: see fz_tokens() */
-	struct fz_window replied;	/* an exact client's replies */
-	struct fz_window served;	/* its requests, as its server took them */
+	struct fz_req req[FZ_NUMBERS];	/* an exact client's */
+	u32 low;			/* none below is unsettled */
+	/* Below: may come back "no endpoint", their server closed once. */
+	u32 noep_below[2];
 	/*
 	 * An exact client's requests replied to -- or, across a faulty
 	 * wire, returned to it, or their replies returned to the server.
@@ -74,13 +90,6 @@ struct fz_user {
 	 * busy_timeout, so never taken, before the return or after it.
 	 */
 	struct fz_window busy;
-	/*
-	 * Requests on the wire to a NIC that rebooted: the new life of
-	 * their server may take one again, ACKs lost, and answer it again.
-	 */
-	struct fz_window again;
-	struct fz_window served_again;
-	struct fz_window replied_again;
 	/* Two of its bulk requests may land in the same place. */
 	bool overlapping;
 	bool hostile;			/* its memory is the fuzzer's */
@@ -110,11 +119,14 @@ struct fz_net {
 	bool faults;
 	/* cluster_fuzz: every client is held to exactly one reply. */
 	bool all_exact;
-	/* Closed, or rebooted with its NIC, while the input ran. */
-	bool gone[FZ_NICS][FZ_EPS];
+	/* Closed, in this life of its NIC. */
+	bool closed[FZ_NICS][FZ_EPS];
+	/* Each NIC's life, from 1; a reboot starts the next. */
+	u8 life[FZ_NICS];
 	/* Requests A took in its lives before this one. */
 	u32 a_taken;
-	u32 reboots;
+	/* Closes and reboots so far: past FZ_MAX_REBOOTS, reboots are off. */
+	u32 closes, reboots;
 };
 
 /*

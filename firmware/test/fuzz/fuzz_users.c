@@ -105,20 +105,18 @@ static u32 fz_seg_len(u32 nic, u32 ep)
 	return FZ_SEG + fz_landing((struct vnet_name){ nic, ep });
 }
 
-/* Request @n of client @c, its payload in fz_buf or its own segment. */
+/*
+ * Request @n of client @c, its payload in fz_buf or its own segment: the
+ * @h-th half of the segment it reads from, and of the one it lands in.
+ */
 static struct vnet_desc fz_request(struct fz_net *f, const struct fz_client *c,
-				   u32 n, const u8 **payload)
+				   u32 n, u32 h, const u8 **payload)
 {
 	struct vnet_fw_ep *ep = &f->net.nic[c->nic]->ep[c->ep].fw;
 	struct vnet_name me = { c->nic, c->ep };
 	struct vnet_desc d = { .handler = 1, .nargs = 2 };
-	/*
-	 * Two requests out at most, each with half of its sender's segment
-	 * to read from and half of its server's to land in.  A's go to two
-	 * servers in turn: two out to one of them are two apart.
-	 */
-	u32 half = (n & 1) * (FZ_SEG / 2);
-	u32 land = (n / c->ndst & 1) * (FZ_SEG / 2) + fz_landing(fz_dst(c, n));
+	u32 half = h * (FZ_SEG / 2);
+	u32 land = half + fz_landing(fz_dst(c, n));
 
 	d.slot = n % c->ndst;
 	d.args[0] = n;
@@ -245,18 +243,30 @@ static bool fz_faulty(const struct fz_net *f, const struct fz_client *c, u32 n)
 
 /*
  * Why an exact client's request @n may come back: across a faulty wire,
- * unreachable or busy; and its server gone (closed, or its NIC rebooted
- * with it) once or for good.
+ * unreachable (taken or not, its ACKs lost) or busy; "no endpoint" while
+ * its server is closed, or if it was posted before a reboot brought its
+ * closed server back.  Refused, busy or absent, it was not taken by the
+ * life of its server that refused it: only a request taken by an earlier
+ * life, and on the wire when this one began, goes to it again.
  */
 static bool fz_return_excused(const struct fz_net *f,
 			      const struct fz_client *c, u32 n, u8 status)
 {
+	const struct fz_user *u = &f->user[c->nic][c->ep];
+	const struct fz_req *r = &u->req[n];
 	struct vnet_name to = fz_dst(c, n);
 
-	if (f->gone[to.nic][to.ep] && status == VNET_RET_NO_ENDPOINT)
-		return true;
-	return fz_faulty(f, c, n) &&
-	       (status == VNET_RET_UNREACHABLE || status == VNET_RET_BUSY);
+	switch (status) {
+	case VNET_RET_NO_ENDPOINT:
+		return r->taken_life != f->life[to.nic] &&
+		       (f->closed[to.nic][to.ep] ||
+			n < u->noep_below[n % c->ndst]);
+	case VNET_RET_BUSY:
+		return r->taken_life != f->life[to.nic] && fz_faulty(f, c, n);
+	case VNET_RET_UNREACHABLE:
+		return fz_faulty(f, c, n);
+	}
+	return false;
 }
 
 /* A message of @len bytes at @p with seed @seed, whole? */
@@ -276,8 +286,43 @@ static void fz_touch(struct sim_nic *s, u32 ep)
 		sim_load(s, ep);
 }
 
-/* Answer the requests on @ep's request queue, checking them first. */
-static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
+/*
+ * An exact client's request @n, taken by its server @nic/@ep: once in
+ * each life of the server at most, and again in a later life only if it
+ * was on the wire when that life began.
+ */
+static void fz_taken(struct fz_net *f, u32 nic, u32 ep, struct vnet_name from,
+		     u32 n)
+{
+	const struct fz_client *c = fz_client(from.nic, from.ep);
+	struct fz_user *u = &f->user[from.nic][from.ep];
+	struct vnet_name to = fz_dst(c, n);
+	u8 life = f->life[nic];
+	struct fz_req *r;
+
+	fz_assert(to.nic == nic && to.ep == ep,
+		  "request %u of %u/%u, for %u/%u, taken by %u/%u",
+		  n, from.nic, from.ep, to.nic, to.ep, nic, ep);
+	fz_assert(n < u->posted, "request %u of %u/%u, never sent (%u)",
+		  n, from.nic, from.ep, u->posted);
+	r = &u->req[n];
+	fz_assert(!r->taken_life ||
+		  (r->taken_life != life && r->wire_life == life),
+		  "request %u of %u/%u taken again, in life %u of NIC %u (taken in %u, on the wire in %u)",
+		  n, from.nic, from.ep, life, nic, r->taken_life,
+		  r->wire_life);
+	fz_assert(!fz_window_has(&u->busy, n),
+		  "request %u of %u/%u taken after it came back busy",
+		  n, from.nic, from.ep);
+	r->taken_life = life;
+	r->takes++;
+}
+
+/*
+ * Answer the requests on @ep's request queue, checking them first; or,
+ * with @answer false, take them and answer none, as a user that is gone.
+ */
+static void fz_serve(struct fz_net *f, u32 nic, u32 ep, bool answer)
 {
 	struct sim_nic *s = f->net.nic[nic];
 	struct fz_user *u = &f->user[nic][ep];
@@ -290,7 +335,8 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
 
 		if (!d)
 			break;
-		fz_touch(s, ep);
+		if (answer)
+			fz_touch(s, ep);
 		n = d->args[0];
 		r.token = d->token;
 		r.args[0] = n;
@@ -301,7 +347,8 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
 			frag_fill(fz_buf, r.len, fz_seed(d->peer, n, true));
 		}
 		/* No room for the reply: the request waits with it. */
-		if (sim_post(s, ep, VNET_Q_REP_SEND, &r, r.len ? fz_buf : NULL))
+		if (answer &&
+		    sim_post(s, ep, VNET_Q_REP_SEND, &r, r.len ? fz_buf : NULL))
 			break;
 		if (!u->hostile)
 			fz_check_entry(f, nic, ep, VNET_Q_REQ_RECV, d);
@@ -309,22 +356,9 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep)
 			const struct fz_client *c = fz_client(d->peer.nic,
 							      d->peer.ep);
 			struct fz_user *from = &f->user[d->peer.nic][d->peer.ep];
-			struct vnet_name to = fz_dst(c, n);
 
 			seed = fz_seed(d->peer, n, false);
-			fz_assert(to.nic == nic && to.ep == ep,
-				  "request %u of %u/%u, for %u/%u, taken by %u/%u",
-				  n, d->peer.nic, d->peer.ep, to.nic, to.ep, nic,
-				  ep);
-			fz_assert(fz_window_take(&from->served, n, from->posted) ||
-				  (fz_window_has(&from->again, n) &&
-				   fz_window_take(&from->served_again, n,
-						  from->posted)),
-				  "request %u of %u/%u: taken, or never sent (%u)",
-				  n, d->peer.nic, d->peer.ep, from->posted);
-			fz_assert(!fz_window_has(&from->busy, n),
-				  "request %u of %u/%u taken after it came back busy",
-				  n, d->peer.nic, d->peer.ep);
+			fz_taken(f, nic, ep, d->peer, n);
 			if (d->flags & VNET_DESC_MEDIUM)
 				fz_check_bytes(sim_payload(s, ep, VNET_Q_REQ_RECV),
 					       d->len, seed, "medium request");
@@ -407,12 +441,8 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 			if (reply) {
 				fz_reply_returned(f, d->peer, n, d->status);
 			} else if (fz_exact(f, c)) {
-				if (d->status == VNET_RET_BUSY) {
-					fz_assert(!fz_window_has(&u->served, n),
-						  "%u/%u: request %u came back busy, but its server took it",
-						  nic, ep, n);
+				if (d->status == VNET_RET_BUSY)
 					fz_window_take(&u->busy, n, u->posted);
-				}
 				/* Its reply may have come first. */
 				if (fz_window_take(&u->settled, n, u->posted))
 					u->resolved++;
@@ -437,11 +467,12 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 		fz_assert(n >= u->base,
 			  "%u/%u: reply %u, to a request of its earlier life (%u)",
 			  nic, ep, n, u->base);
-		fz_assert(fz_window_take(&u->replied, n, u->posted) ||
-			  (fz_window_has(&u->again, n) &&
-			   fz_window_take(&u->replied_again, n, u->posted)),
-			  "%u/%u: reply %u again, or to nothing (%u sent)",
-			  nic, ep, n, u->posted);
+		/* One reply for each time a life of its server took it. */
+		fz_assert(n < u->posted && u->req[n].answers < u->req[n].takes,
+			  "%u/%u: reply %u again, or to nothing (%u sent, taken %u times)",
+			  nic, ep, n, u->posted,
+			  n < u->posted ? u->req[n].takes : 0);
+		u->req[n].answers++;
 		/* Across a faulty wire, its request may have come back first. */
 		if (fz_window_take(&u->settled, n, u->posted))
 			u->resolved++;
@@ -450,6 +481,19 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 next:
 		sim_consume(s, ep, VNET_Q_REP_RECV);
 	}
+}
+
+/*
+ * The half of the segments request @n of @u reads from and lands in: not
+ * the one the request still out, if any, has.  Two are out at most, so
+ * the other is the lowest unsettled.  (A settles nothing it sends, and
+ * its two may share a half; only an exact client's bytes are checked.)
+ */
+static u32 fz_half(struct fz_user *u, u32 n)
+{
+	while (u->low < n && fz_window_has(&u->settled, u->low))
+		u->low++;
+	return u->low < n ? !u->req[u->low].half : 0;
 }
 
 static void fz_post(struct fz_net *f, const struct fz_client *c)
@@ -462,11 +506,13 @@ static void fz_post(struct fz_net *f, const struct fz_client *c)
 		return;
 	fz_touch(s, c->ep);
 	do {
+		u32 n = u->posted, h = fz_half(u, n);
 		const u8 *payload;
-		struct vnet_desc d = fz_request(f, c, u->posted, &payload);
+		struct vnet_desc d = fz_request(f, c, n, h, &payload);
 
 		if (sim_post(s, c->ep, VNET_Q_REQ_SEND, &d, payload))
 			break;
+		u->req[n].half = h;
 		u->posted++;
 	} while (u->posted - u->resolved < FZ_OUT && u->posted < FZ_NUMBERS);
 }
@@ -487,7 +533,7 @@ void fz_drive(struct fz_net *f)
 				continue;
 			/* Silent until the input ends, then it drains. */
 			if (!f->mute[i][j] || !f->posting)
-				fz_serve(f, i, j);
+				fz_serve(f, i, j, true);
 			fz_read_replies(f, i, j);
 		}
 	}
@@ -544,16 +590,19 @@ void fz_users_setup(struct fz_net *f, u32 nic)
 /*
  * The user of endpoint @ep of NIC @nic is gone: it closed its endpoint,
  * or died as its NIC rebooted.  As a client it is owed nothing more.  As
- * a server, what it took and had yet to answer, or had yet to read, died
- * with it: its clients' requests to it are settled, whatever still comes
- * of them -- the one reply each may still get, or a return.
+ * a server it takes what waits in its request queue, answering nothing,
+ * and the requests this life of it took and left unanswered are settled:
+ * their replies may still come, once each.  Any other request to it is
+ * still owed a reply or a return: taken by its next life, or back "no
+ * endpoint".
  */
 void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 {
 	struct fz_user *u = &f->user[nic][ep];
 	u32 i, n;
 
-	f->gone[nic][ep] = true;
+	if (f->net.nic[nic]->ep[ep].exists)
+		fz_serve(f, nic, ep, false);
 	/* Its next life's requests land where its last one's still may. */
 	u->overlapping = true;
 	u->base = u->posted;
@@ -565,14 +614,18 @@ void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 		if (!fz_exact(f, c))
 			continue;
 		for (n = cu->base; n < cu->posted; n++) {
+			const struct fz_req *r = &cu->req[n];
 			struct vnet_name to = fz_dst(c, n);
 
 			if (to.nic != nic || to.ep != ep ||
+			    r->taken_life != f->life[nic] ||
+			    r->answers >= r->takes ||
 			    !fz_window_take(&cu->settled, n, cu->posted))
 				continue;
 			cu->resolved++;
 			/*
-			 * Still on its way, it may land in the server's
+			 * Its bytes, still on the way back, are no more; but
+			 * a retransmission of it may land in the server's
 			 * next life where the client's next request does.
 			 */
 			cu->overlapping = true;
@@ -581,15 +634,18 @@ void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 }
 
 /*
- * NIC @nic is about to reboot, its users with it.  A request the other
- * NIC still has on the wire to it may have reached the old life of its
- * server with the ACK lost: the other NIC sends it again, and the new
- * life takes it -- once in each life, as receive.c says.
+ * NIC @nic is about to reboot, its users with it, and start its next
+ * life.  A request the other NIC still has on the wire to it may have
+ * reached the old life of its server with the ACK lost: the other NIC
+ * sends it again, and the new life takes it -- once in each life, as
+ * receive.c says.  A server that was closed comes back: what its clients
+ * posted while it was may still come back "no endpoint".
  */
 void fz_users_rebooting(struct fz_net *f, u32 nic)
 {
 	const struct vnet_fw_nic *o = &f->net.nic[1 - nic]->fw;
-	u32 i, c;
+	u8 next = f->life[nic] + 1;
+	u32 i, c, j;
 
 	for (i = 0; i < o->max_peers; i++) {
 		const struct vnet_fw_peer *p = &o->peers[i];
@@ -606,7 +662,9 @@ void fz_users_rebooting(struct fz_net *f, u32 nic)
 			    ch->queue != VNET_Q_REQ_SEND || ch->src_ep >= FZ_EPS)
 				continue;
 			u = &f->user[1 - nic][ch->src_ep];
-			fz_window_take(&u->again, ch->msg.args[0], u->posted);
+			if (ch->msg.args[0] >= u->posted)
+				continue;
+			u->req[ch->msg.args[0]].wire_life = next;
 			/* Landing again, on a later request of the same half. */
 			u->overlapping = true;
 		}
@@ -617,4 +675,16 @@ void fz_users_rebooting(struct fz_net *f, u32 nic)
 		fz_user_gone(f, nic, i);
 		f->mute[nic][i] = false;
 	}
+	for (i = 0; i < ARRAY_SIZE(fz_clients); i++) {
+		const struct fz_client *cl = &fz_clients[i];
+
+		for (j = 0; j < cl->ndst; j++)
+			if (cl->dst[j].nic == nic &&
+			    f->closed[nic][cl->dst[j].ep])
+				f->user[cl->nic][cl->ep].noep_below[j] =
+					f->user[cl->nic][cl->ep].posted;
+	}
+	for (i = 0; i < FZ_EPS; i++)
+		f->closed[nic][i] = false;
+	f->life[nic] = next;
 }

@@ -12,8 +12,7 @@
  *   u8   ctl        bits 0-4: steps of the wire to run before the frame;
  *                   bit 5: those steps are a quantum long, not FZ_DT;
  *                   bit 6: in step: the frame gets what NIC 1 would
- *                   know to write into it (wire_in_step()) -- in
- *                   wire_crc_fuzz its checksum too;
+ *                   know to write into it (wire_in_step());
  *                   bit 7: the frame comes from an address no route has,
  *                   not from NIC 1's
  *   be16 len        the frame's length; 0: no frame, only the steps;
@@ -121,7 +120,6 @@ static u32 wire_fix_len(u8 *pkt, u32 len)
 	return len;
 }
 
-#ifdef WIRE_FIX_CRC
 /* The checksum of the packet in @pkt, of @len bytes as it says. */
 static void wire_sum(u8 *pkt, u32 len)
 {
@@ -130,7 +128,6 @@ static void wire_sum(u8 *pkt, u32 len)
 	h->csum = 0;
 	h->csum = htobe32(vnet_crc32c(0, pkt, len));
 }
-#endif
 
 /* A reply to A quotes A's reply key, which its requests told NIC 1. */
 static void wire_key(struct fz_net *f, struct vnet_wire_msg *w)
@@ -150,11 +147,8 @@ static void wire_key(struct fz_net *f, struct vnet_wire_msg *w)
  * the train open there, where it stands, and for the last one the
  * checksum of the whole; for a reply to A the reply key A's requests
  * carry; for an ACK or NACK the sequence number and stamp NIC 0 last
- * sent on the channel; lengths that fit; and in wire_crc_fuzz the
- * checksum.  The rest -- type, channel, flags, the message, the status,
- * and in wire_fuzz the checksum -- is the fuzzer's: a frame from a
- * recorded conversation that keeps its own bytes still sums right there,
- * and a mutation of one whose checksum it does not fix is refused.
+ * sent on the channel; lengths that fit, and the checksum.  The rest --
+ * type, channel, flags, the message, the status -- is the fuzzer's.
  */
 static void wire_in_step(struct fz_net *f, u8 *pkt, u32 len)
 {
@@ -218,11 +212,7 @@ static void wire_in_step(struct fz_net *f, u8 *pkt, u32 len)
 		break;
 	}
 sum:
-#ifdef WIRE_FIX_CRC
 	wire_sum(pkt, plen);
-#else
-	(void)plen;
-#endif
 }
 
 /*
