@@ -203,7 +203,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		struct vnet_wire_frag frag;
 		struct vnet_wire_msg msg;
 	} pkt;
-	u32 crc;
+	u32 crc, sum;
 
 	if (seq != ch->seq) {
 		u32 i = seq % VNET_FW_TRAIN_WINDOW_MAX;
@@ -241,10 +241,13 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	 * Bytes read again are summed again: from the sender's segment they
 	 * may have changed, and the packet must sum right for what it
 	 * carries (the payload's checksum tells the receiver they changed).
+	 * The latest fragment's stay in the buffer for its next
+	 * transmission, with their sum.
 	 */
-	crc = vnet_crc32c_cat(vnet_crc32c(0, &pkt, hlen),
-			      read ? vnet_crc32c(0, ch->frag, len) :
-				     ch->frag_sum, len);
+	sum = read ? vnet_crc32c(0, ch->frag, len) : ch->frag_sum;
+	if (seq == ch->seq)
+		ch->frag_sum = sum;
+	crc = vnet_crc32c_cat(vnet_crc32c(0, &pkt, hlen), sum, len);
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
 	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, hlen, ch->frag,
 			   len);
