@@ -65,6 +65,8 @@ struct fz_req {
 	u8 taken_life;		/* the server NIC's life that took it last */
 	u8 wire_life;		/* on the wire when this life of it began */
 	u8 half;		/* of the segments it reads from and lands in */
+	/* Refused "no endpoint" by a closed server, and on its way back. */
+	bool noep;
 };
 
 struct fz_user {
@@ -78,18 +80,18 @@ struct fz_user {
 	u32 replies;			/* replies read, to G: see fz_tokens() */
 	struct fz_req req[FZ_NUMBERS];	/* an exact client's */
 	u32 low;			/* none below is unsettled */
-	/* Below: may come back "no endpoint", their server closed once. */
-	u32 noep_below[2];
 	/*
 	 * An exact client's requests replied to -- or, across a faulty
 	 * wire, returned to it, or their replies returned to the server.
 	 */
 	struct fz_window settled;
 	/*
-	 * An exact client's requests returned "busy": refused for
-	 * busy_timeout, so never taken, before the return or after it.
+	 * An exact client's requests returned for a reason of the
+	 * receiver's -- busy, no endpoint, a bad tag -- so refused for
+	 * good: never taken after the return.  (Not "unreachable": a copy
+	 * still on the wire may yet be taken.)
 	 */
-	struct fz_window busy;
+	struct fz_window refused;
 	/* Two of its bulk requests may land in the same place. */
 	bool overlapping;
 	bool hostile;			/* its memory is the fuzzer's */

@@ -244,10 +244,11 @@ static bool fz_faulty(const struct fz_net *f, const struct fz_client *c, u32 n)
 /*
  * Why an exact client's request @n may come back: across a faulty wire,
  * unreachable (taken or not, its ACKs lost) or busy; "no endpoint" while
- * its server is closed, or if it was posted before a reboot brought its
- * closed server back.  Refused, busy or absent, it was not taken by the
- * life of its server that refused it: only a request taken by an earlier
- * life, and on the wire when this one began, goes to it again.
+ * its server is closed, or if it was already on its way back when a
+ * reboot brought the server back.  Refused, busy or absent, it was not
+ * taken by the life of its server that refused it: only a request taken
+ * by an earlier life, and on the wire when this one began, goes to it
+ * again.
  */
 static bool fz_return_excused(const struct fz_net *f,
 			      const struct fz_client *c, u32 n, u8 status)
@@ -256,11 +257,12 @@ static bool fz_return_excused(const struct fz_net *f,
 	const struct fz_req *r = &u->req[n];
 	struct vnet_name to = fz_dst(c, n);
 
+	if (n >= u->posted)
+		return false;
 	switch (status) {
 	case VNET_RET_NO_ENDPOINT:
 		return r->taken_life != f->life[to.nic] &&
-		       (f->closed[to.nic][to.ep] ||
-			n < u->noep_below[n % c->ndst]);
+		       (f->closed[to.nic][to.ep] || r->noep);
 	case VNET_RET_BUSY:
 		return r->taken_life != f->life[to.nic] && fz_faulty(f, c, n);
 	case VNET_RET_UNREACHABLE:
@@ -311,8 +313,8 @@ static void fz_taken(struct fz_net *f, u32 nic, u32 ep, struct vnet_name from,
 		  "request %u of %u/%u taken again, in life %u of NIC %u (taken in %u, on the wire in %u)",
 		  n, from.nic, from.ep, life, nic, r->taken_life,
 		  r->wire_life);
-	fz_assert(!fz_window_has(&u->busy, n),
-		  "request %u of %u/%u taken after it came back busy",
+	fz_assert(!fz_window_has(&u->refused, n),
+		  "request %u of %u/%u taken after it was refused for good",
 		  n, from.nic, from.ep);
 	r->taken_life = life;
 	r->takes++;
@@ -441,8 +443,9 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 			if (reply) {
 				fz_reply_returned(f, d->peer, n, d->status);
 			} else if (fz_exact(f, c)) {
-				if (d->status == VNET_RET_BUSY)
-					fz_window_take(&u->busy, n, u->posted);
+				if (d->status != VNET_RET_UNREACHABLE)
+					fz_window_take(&u->refused, n,
+						       u->posted);
 				/* Its reply may have come first. */
 				if (fz_window_take(&u->settled, n, u->posted))
 					u->resolved++;
@@ -607,6 +610,7 @@ void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 	u->overlapping = true;
 	u->base = u->posted;
 	u->resolved = u->posted;
+	u->low = u->posted;
 	for (i = 0; i < ARRAY_SIZE(fz_clients); i++) {
 		const struct fz_client *c = &fz_clients[i];
 		struct fz_user *cu = &f->user[c->nic][c->ep];
@@ -635,18 +639,32 @@ void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 
 /*
  * NIC @nic is about to reboot, its users with it, and start its next
- * life.  A request the other NIC still has on the wire to it may have
- * reached the old life of its server with the ACK lost: the other NIC
- * sends it again, and the new life takes it -- once in each life, as
- * receive.c says.  A server that was closed comes back: what its clients
- * posted while it was may still come back "no endpoint".
+ * life.  First the old life ends: what its users took, they took in it.
+ * The other NIC's users read what came back to them already, while a
+ * closed server still excuses it; a refusal still on its way back is
+ * excused after the reboot too.  A request the other NIC still has on
+ * the wire to @nic may have reached the old life of its server with the
+ * ACK lost: the other NIC sends it again, and the new life takes it --
+ * once in each life, as receive.c says.
  */
 void fz_users_rebooting(struct fz_net *f, u32 nic)
 {
 	const struct vnet_fw_nic *o = &f->net.nic[1 - nic]->fw;
 	u8 next = f->life[nic] + 1;
-	u32 i, c, j;
+	u32 i, c;
 
+	if (nic == 0)
+		f->a_taken += f->net.nic[0]->ep[FZ_A].fw.recv_prod[0];
+	for (i = 0; i < FZ_EPS; i++) {
+		fz_user_gone(f, nic, i);
+		f->mute[nic][i] = false;
+	}
+	for (i = 0; i < FZ_EPS; i++) {
+		const struct sim_ep *e = &f->net.nic[1 - nic]->ep[i];
+
+		if (e->exists && !e->fw.moving)
+			fz_read_replies(f, 1 - nic, i);
+	}
 	for (i = 0; i < o->max_peers; i++) {
 		const struct vnet_fw_peer *p = &o->peers[i];
 
@@ -654,35 +672,25 @@ void fz_users_rebooting(struct fz_net *f, u32 nic)
 			continue;
 		for (c = 0; c < o->nchannels; c++) {
 			const struct vnet_fw_send_chan *ch = &p->tx[c];
+			u32 n = ch->msg.args[0];
 			struct fz_user *u;
 
 			/* Its sender may have closed: the message goes on. */
 			if (ch->state == VNET_CHAN_FREE ||
-			    ch->state == VNET_CHAN_RETURNING ||
 			    ch->queue != VNET_Q_REQ_SEND || ch->src_ep >= FZ_EPS)
 				continue;
 			u = &f->user[1 - nic][ch->src_ep];
-			if (ch->msg.args[0] >= u->posted)
+			if (n >= u->posted)
 				continue;
-			u->req[ch->msg.args[0]].wire_life = next;
+			if (ch->state == VNET_CHAN_RETURNING) {
+				u->req[n].noep |= ch->reason ==
+						  VNET_RET_NO_ENDPOINT;
+				continue;
+			}
+			u->req[n].wire_life = next;
 			/* Landing again, on a later request of the same half. */
 			u->overlapping = true;
 		}
-	}
-	if (nic == 0)
-		f->a_taken += f->net.nic[0]->ep[FZ_A].fw.recv_prod[0];
-	for (i = 0; i < FZ_EPS; i++) {
-		fz_user_gone(f, nic, i);
-		f->mute[nic][i] = false;
-	}
-	for (i = 0; i < ARRAY_SIZE(fz_clients); i++) {
-		const struct fz_client *cl = &fz_clients[i];
-
-		for (j = 0; j < cl->ndst; j++)
-			if (cl->dst[j].nic == nic &&
-			    f->closed[nic][cl->dst[j].ep])
-				f->user[cl->nic][cl->ep].noep_below[j] =
-					f->user[cl->nic][cl->ep].posted;
 	}
 	for (i = 0; i < FZ_EPS; i++)
 		f->closed[nic][i] = false;
