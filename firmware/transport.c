@@ -537,6 +537,13 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	vnet_fw_xmit_data(nic, p, c);
 	nic->stats.tx_data++;
 	src->stats.sent++;
+	/*
+	 * A server brought back to answer across the wire has done what it
+	 * came for once its reply is on its way: nothing comes back for a
+	 * reply.  A request's reply is still to come.
+	 */
+	if (q == VNET_Q_REP_SEND)
+		vnet_fw_mark_served(nic, src);
 	return vnet_fw_outcome(ch->from_seg ? VNET_FW_STARTED : VNET_FW_MOVED,
 			       0);
 }

@@ -169,10 +169,11 @@ struct vnet_fw_ep {
 	 */
 	u64 active_at;
 	/*
-	 * Since it was loaded, a message was delivered into it or it sent
-	 * one to an endpoint of this NIC: what it was loaded for has
-	 * happened.  (A message it sent across the wire has not: the reply
-	 * is still to come.)  Cleared by the host on every load.
+	 * Since it was loaded, a message was delivered into it, or it sent
+	 * one to an endpoint of this NIC or a reply across the wire: what it
+	 * was loaded for has happened.  (A request it sent across the wire
+	 * has not: its reply is still to come.)  Cleared by the host on
+	 * every load.
 	 */
 	bool served;
 	/*

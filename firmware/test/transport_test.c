@@ -344,6 +344,43 @@ TEST_F(pair, wire_delivery_serves_only_the_receiver)
 	EXPECT_EQ(first, b->ep[1].fw.served_at);
 }
 
+/*
+ * A server loaded again to answer across the wire is served once its reply
+ * is on the wire: nothing comes back for a reply, and a cache that waited
+ * for something to be delivered into it would keep it a quantum for
+ * nothing.  Its requester is served when the reply lands.
+ */
+TEST_F(pair, wire_reply_serves_its_sender)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = sim_request(1), r = { .handler = 2 };
+	const struct vnet_desc *got;
+	u64 replied;
+
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_run_for(&self->net, 1000);
+	got = sim_peek(b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	r.token = got->token;
+	sim_consume(b, 1, VNET_Q_REQ_RECV);
+
+	/* As the host does at a load: both ends start unserved. */
+	a->ep[0].fw.served = false;
+	b->ep[1].fw.served = false;
+	replied = b->now;
+	ASSERT_EQ(0, sim_post(b, 1, VNET_Q_REP_SEND, &r, NULL));
+	sim_run(b, 1);
+	EXPECT_TRUE(b->ep[1].fw.served);
+	EXPECT_EQ(replied, b->ep[1].fw.served_at);
+	EXPECT_FALSE(a->ep[0].fw.served);
+
+	sim_net_run_for(&self->net, 1000);
+	got = sim_peek(a, 0, VNET_Q_REP_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_FALSE(got->flags & VNET_DESC_RETURNED);
+	EXPECT_TRUE(a->ep[0].fw.served);
+}
+
 TEST_F(pair, medium_payload_and_mtu)
 {
 	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
