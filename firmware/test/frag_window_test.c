@@ -397,4 +397,69 @@ TEST_F(win, no_rewind_under_a_moving_sender_whose_flush_is_over)
 	expect_whole_once(_metadata, self, 64 << 10, 10);
 }
 
+static u32 first_seq, last_seq;
+static bool lose_all_but_first, dropped;
+
+/*
+ * While lose_all_but_first, every fragment but the train's first is lost;
+ * then the first transmission of last_seq that comes by.
+ */
+static bool keep_first_then_one_lost(FIXTURE_DATA(win) *self, u32 seq)
+{
+	if (lose_all_but_first)
+		return seq == first_seq;
+	if (dropped || seq != last_seq)
+		return true;
+	dropped = true;
+	return false;
+}
+
+/*
+ * The latest fragment read again from the sender's segment keeps the sum
+ * of what it read.  Of a train short enough to be out at once, only the
+ * first fragment arrives; the user writes new bytes over the source; the
+ * timer sends the oldest missing fragment again, and the rest follow,
+ * read again, the last of them the latest; that one is lost, and the
+ * timer sends it again from the buffer.  Every packet must sum right for
+ * the bytes it carries.  (Before 822759f the channel kept the sum of the
+ * bytes the latest fragment was first read with, the receiver dropped
+ * every retransmission of it as a bad frame, and the train came back
+ * unreachable.)
+ */
+TEST_F(win, latest_fragment_read_again_keeps_its_new_sum)
+{
+	const u32 len = 3 * VNET_MEDIUM_MAX / 2;
+	struct vnet_fw_send_chan *ch;
+	u64 start;
+
+	self->a->fw.train_window = VNET_FW_TRAIN_WINDOW_MAX;
+	send_xfer(_metadata, self, len, 7);
+	ch = chan(self);
+	first_seq = ch->seq + 1;
+	lose_all_but_first = true;
+	dropped = false;
+	start = self->net.now;
+	do {
+		filter_frags(self, keep_first_then_one_lost);
+		step(self);
+		ASSERT_GT(100 * self->a->fw.quantum, self->net.now - start);
+	} while (!ch->is_train || ch->frag_off + ch->frag_len < len);
+	filter_frags(self, keep_first_then_one_lost);
+	last_seq = ch->seq;
+	ASSERT_LT(first_seq + 2, last_seq);
+	frag_fill(self->a->ep[0].fw.seg + SRC, len, 8);
+	lose_all_but_first = false;
+
+	start = self->net.now;
+	while (ch->state != VNET_CHAN_FREE &&
+	       self->net.now - start < 1000 * self->a->fw.quantum) {
+		filter_frags(self, keep_first_then_one_lost);
+		step(self);
+	}
+	EXPECT_TRUE(dropped);
+	EXPECT_EQ(VNET_CHAN_FREE, ch->state);
+	EXPECT_EQ(0, self->b->fw.stats.bad_frames);
+	EXPECT_EQ(0, self->a->fw.stats.returned[VNET_RET_UNREACHABLE]);
+}
+
 TEST_HARNESS_MAIN
