@@ -126,7 +126,7 @@ check $? rmmod_refused_while_open
 exec 3>&-
 
 # Nothing in the kernel log that should not be there.
-! dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|INFO: task .* blocked|UBSAN|KASAN|sysfs: cannot' >&2
+! dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|INFO: task .* blocked|UBSAN|KASAN|sysfs: cannot|detected stall|soft lockup|hard LOCKUP' >&2
 check $? kernel_log_clean
 
 # With every endpoint closed and every NIC but the loopback one detached,
