@@ -92,8 +92,13 @@ struct fz_user {
 	 * still on the wire may yet be taken.)
 	 */
 	struct fz_window refused;
-	/* Two of its bulk requests may land in the same place. */
-	bool overlapping;
+	/*
+	 * Per half of the segments: a request of it may still land where a
+	 * later one of the same half does -- it came back, or its life or
+	 * its server's ended, while a copy of it may have been on the wire.
+	 * Its bulk bytes are checked only while its half is clean.
+	 */
+	bool dirty[2];
 	bool hostile;			/* its memory is the fuzzer's */
 	/* Talks to a hostile endpoint, which may hold its queue for ever. */
 	bool tainted;

@@ -355,8 +355,6 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep, bool answer)
 		if (!u->hostile)
 			fz_check_entry(f, nic, ep, VNET_Q_REQ_RECV, d);
 		if (!u->hostile && fz_exact_name(f, d->peer)) {
-			const struct fz_client *c = fz_client(d->peer.nic,
-							      d->peer.ep);
 			struct fz_user *from = &f->user[d->peer.nic][d->peer.ep];
 
 			seed = fz_seed(d->peer, n, false);
@@ -365,15 +363,15 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep, bool answer)
 				fz_check_bytes(sim_payload(s, ep, VNET_Q_REQ_RECV),
 					       d->len, seed, "medium request");
 			/*
-			 * A forger that has the server's tag may write into
-			 * its segment too, as anyone may who has it.  Across
-			 * a faulty wire, a client whose request came back
-			 * although it was taken (its ACKs lost) writes the
-			 * same place again with a later one; and so may two
-			 * lives of a client, or of a request (fz_user_gone()).
+			 * Whatever the wire does, a bulk request lands whole
+			 * and once -- unless a later one of its half lands on
+			 * it: after one of that half came back although it
+			 * may have been taken (its ACKs lost), or a life of
+			 * its client or server ended with one on the wire.
 			 */
 			else if ((d->flags & VNET_DESC_XFER) && f->peer_live &&
-				 !fz_faulty(f, c, n) && !from->overlapping)
+				 n < from->posted &&
+				 !from->dirty[from->req[n].half])
 				fz_check_bytes(s->ep[ep].fw.seg + d->offset,
 					       d->len, seed, "bulk request");
 		}
@@ -443,6 +441,9 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 			if (reply) {
 				fz_reply_returned(f, d->peer, n, d->status);
 			} else if (fz_exact(f, c)) {
+				/* Taken, perhaps, and its half reused now. */
+				if (n < u->posted)
+					u->dirty[u->req[n].half] = true;
 				if (d->status != VNET_RET_UNREACHABLE)
 					fz_window_take(&u->refused, n,
 						       u->posted);
@@ -607,7 +608,8 @@ void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 	if (f->net.nic[nic]->ep[ep].exists)
 		fz_serve(f, nic, ep, false);
 	/* Its next life's requests land where its last one's still may. */
-	u->overlapping = true;
+	u->dirty[0] = true;
+	u->dirty[1] = true;
 	u->base = u->posted;
 	u->resolved = u->posted;
 	u->low = u->posted;
@@ -632,7 +634,7 @@ void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 			 * a retransmission of it may land in the server's
 			 * next life where the client's next request does.
 			 */
-			cu->overlapping = true;
+			cu->dirty[r->half] = true;
 		}
 	}
 }
@@ -689,7 +691,7 @@ void fz_users_rebooting(struct fz_net *f, u32 nic)
 			}
 			u->req[n].wire_life = next;
 			/* Landing again, on a later request of the same half. */
-			u->overlapping = true;
+			u->dirty[u->req[n].half] = true;
 		}
 	}
 	for (i = 0; i < FZ_EPS; i++)
