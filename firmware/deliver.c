@@ -364,6 +364,7 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 
 	/* One snapshot: the user may rewrite the entry while we look. */
 	fw_memcpy(&d, &frame->queue[q][sidx], sizeof(d));
+	fw_user_fetched(&frame->queue[q][sidx], sizeof(d));
 	vnet_fw_fill_desc(&msg, &d, q);
 
 	/* A sender waiting on its destination is busy, not idle. */

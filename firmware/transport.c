@@ -500,6 +500,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 		ch->payload = nic->pool[nic->pool_free - 1];
 	if (msg->len && !ch->from_seg) {
 		fw_memcpy(ch->payload, payload, msg->len);
+		fw_user_fetched((void *)payload, msg->len);
 		nic->copied += msg->len;
 	}
 	ch->src = src;

@@ -4,6 +4,8 @@
 #include "sim.h"
 #include "wire_sim.h"
 
+void (*fw_test_fetched)(void *p, size_t n);
+
 static struct vnet_fw_ep *sim_lookup(void *ctx, u32 index)
 {
 	struct sim_nic *sim = ctx;

@@ -35,6 +35,16 @@ typedef int32_t s32;
 #define fw_memmove(d, s, n)	memmove(d, s, n)
 #define fw_memset(d, c, n)	memset(d, c, n)
 #define fw_memcmp(a, b, n)	memcmp(a, b, n)
+/*
+ * The firmware has taken its one copy of @n bytes of user memory at @p.  A
+ * test may rewrite them now, as a user could at that very moment, so that
+ * a second read finds other bytes than the copy it checked (user_fuzz).
+ */
+extern void (*fw_test_fetched)(void *p, size_t n);
+#define fw_user_fetched(p, n) do {					\
+	if (fw_test_fetched)						\
+		fw_test_fetched(p, n);					\
+} while (0)
 #define fw_read_once(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define fw_write_once(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define fw_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)

@@ -434,6 +434,28 @@ static void gen_user(const char *dir)
 	gen_run(&b, 10);
 	gen_write(dir, "user_fuzz", "move_seg", &b);
 
+	/*
+	 * From the start the user rewrites whatever the firmware copies out
+	 * of its frame, staging area or segment: requests of each kind and
+	 * replies, each read once or the second read finds other bytes.
+	 */
+	b.len = 0;
+	gen_op(&b, U_RUN, 0, 64 | 2, 0xa5, NULL, 0);
+	d = (struct vnet_desc){ .handler = 1, .nargs = 2, .slot = 1,
+				.flags = VNET_DESC_MEDIUM, .len = 3000 };
+	gen_post(&b, VNET_Q_REQ_SEND, &d);
+	d = (struct vnet_desc){ .handler = 1, .flags = VNET_DESC_XFER,
+				.len = 2000, .offset = 30000, .slot = 1 };
+	gen_post(&b, VNET_Q_REQ_SEND, &d);
+	d = (struct vnet_desc){ .handler = 1, .flags = VNET_DESC_MEDIUM,
+				.len = 700 };
+	gen_post(&b, VNET_Q_REQ_SEND, &d);
+	d = (struct vnet_desc){ .handler = 2, .token = 0,
+				.flags = VNET_DESC_MEDIUM, .len = 100 };
+	gen_post(&b, VNET_Q_REP_SEND, &d);
+	gen_run(&b, 10);
+	gen_write(dir, "user_fuzz", "race", &b);
+
 	/* Closed halfway through its traffic. */
 	b.len = 0;
 	gen_run(&b, 3);

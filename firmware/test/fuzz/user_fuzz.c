@@ -28,7 +28,10 @@
  *          by (s16)off, or with arg & 8 becomes the first four bytes
  * SEG      bytes at off in A's segment
  * SET_SEG  A's segment becomes 2 * off bytes long, none for 0
- * RUN      arg & 63 quanta of the wire
+ * RUN      arg & 63 quanta of the wire; with arg & 64, from then on the
+ *          user rewrites whatever of its frame, staging area or segment
+ *          the firmware has just copied (XOR off | 1), so that a second
+ *          read of the same bytes finds others than the copy it checked
  * MOVE     A moves off the card (the host's way: moving, flushed,
  *          unloaded), with arg & 3 == 1 comes back, with 2 closes:
  *          the ops after that have nothing left to write into
@@ -72,6 +75,30 @@ static void user_write(u8 *region, u64 size, u64 at, const struct user_rec *r)
 	if (!size || at >= size)
 		return;
 	memcpy(region + at, r->bytes, r->len < size - at ? r->len : size - at);
+}
+
+static struct {
+	struct fz_net *f;
+	u8 flip;			/* 0: the user leaves what was read */
+} user_race;
+
+/* The firmware has just copied @n bytes at @p: are they A's, change them. */
+static void user_fetched(void *p, size_t n)
+{
+	struct sim_ep *e = &user_race.f->net.nic[0]->ep[FZ_A];
+	u8 *b = p;
+	size_t i;
+
+	if (!user_race.flip || !e->exists)
+		return;
+	if (!((b >= (u8 *)e->frame &&
+	       b + n <= (u8 *)e->frame + VNET_FRAME_SIZE) ||
+	      (b >= e->staging && b + n <= e->staging + VNET_STAGING_SIZE) ||
+	      (e->fw.seg && b >= e->fw.seg && b + n <= e->fw.seg +
+						      e->fw.seg_len)))
+		return;
+	for (i = 0; i < n; i++)
+		b[i] ^= user_race.flip;
 }
 
 /* The user touches its frame: it is brought onto the card first. */
@@ -154,6 +181,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct sim_ep *e;
 
 	fz_init(&f, true);
+	user_race.f = &f;
+	user_race.flip = 0;
+	fw_test_fetched = user_fetched;
 	f.user[0][FZ_A].hostile = true;
 	/* A may hold S's reply queue for ever with its own (design.rst). */
 	f.user[0][FZ_S].tainted = true;
@@ -190,6 +220,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		case U_RUN:
 			steps = r.arg & 63;
 			dt = f.net.nic[0]->fw.quantum;
+			if (r.arg & 64)
+				user_race.flip = r.off | 1;
 			break;
 		case U_MOVE:
 			user_move(&f, r.arg & 3);
