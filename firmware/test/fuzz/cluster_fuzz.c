@@ -78,6 +78,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	fz_init(&f, true);
 	f.all_exact = true;
+	f.bulk_replies = true;
 	for (pos = 0; pos + 2 <= size && budget; pos += 2) {
 		u8 op = data[pos] % C_NR, arg = data[pos + 1];
 		u32 nic = arg & 1, ep = (arg >> 1) % FZ_EPS, steps;

@@ -126,6 +126,12 @@ struct fz_net {
 	bool faults;
 	/* cluster_fuzz: every client is held to exactly one reply. */
 	bool all_exact;
+	/*
+	 * cluster_fuzz and user_fuzz: a server answers some requests of an
+	 * exact client with bulk replies into its segment.  (Not wire_fuzz's
+	 * recordings: their replay must go as the recording did.)
+	 */
+	bool bulk_replies;
 	/* Closed, in this life of its NIC. */
 	bool closed[FZ_NICS][FZ_EPS];
 	/* Each NIC's life, from 1; a reboot starts the next. */

@@ -100,9 +100,15 @@ static u32 fz_landing(struct vnet_name to)
 	return to.nic == 0 && to.ep == FZ_A ? FZ_SEG : 0;
 }
 
+/* Where bulk replies to @c land in its segment: past everything else. */
+static u32 fz_reply_zone(struct vnet_name c)
+{
+	return FZ_SEG + fz_landing(c);
+}
+
 static u32 fz_seg_len(u32 nic, u32 ep)
 {
-	return FZ_SEG + fz_landing((struct vnet_name){ nic, ep });
+	return fz_reply_zone((struct vnet_name){ nic, ep }) + FZ_SEG;
 }
 
 /*
@@ -343,7 +349,19 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep, bool answer)
 		r.token = d->token;
 		r.args[0] = n;
 		r.args[1] = d->args[1];
-		if (d->args[1] & 1) {
+		if (f->bulk_replies && (d->args[1] & 3) == 3 &&
+		    fz_exact_name(f, d->peer) &&
+		    n < f->user[d->peer.nic][d->peer.ep].posted) {
+			/* Bulk, into the half of the client's reply zone. */
+			const struct fz_user *cu =
+				&f->user[d->peer.nic][d->peer.ep];
+
+			r.flags = VNET_DESC_XFER;
+			r.len = 1 + n * 131 % 3000;
+			r.offset = fz_reply_zone(d->peer) +
+				   cu->req[n].half * (FZ_SEG / 2);
+			frag_fill(fz_buf, r.len, fz_seed(d->peer, n, true));
+		} else if (d->args[1] & 1) {
 			r.flags = VNET_DESC_MEDIUM;
 			r.len = 1 + n * 53 % 1000;
 			frag_fill(fz_buf, r.len, fz_seed(d->peer, n, true));
@@ -401,6 +419,9 @@ static void fz_reply_returned(struct fz_net *f, struct vnet_name to, u32 n,
 		  (status == VNET_RET_UNREACHABLE || status == VNET_RET_BUSY),
 		  "the reply to request %u of %u/%u came back, reason %u",
 		  n, to.nic, to.ep, status);
+	/* A bulk one may land yet, on a later reply of its half. */
+	if (n < u->posted)
+		u->dirty[u->req[n].half] = true;
 	if (fz_window_take(&u->settled, n, u->posted))
 		u->resolved++;
 }
@@ -480,8 +501,20 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 		/* Across a faulty wire, its request may have come back first. */
 		if (fz_window_take(&u->settled, n, u->posted))
 			u->resolved++;
-		if (d->flags & VNET_DESC_MEDIUM)
+		if (d->flags & VNET_DESC_MEDIUM) {
 			fz_check_bytes(p, d->len, fz_seed(me, n, true), "reply");
+		} else if (d->flags & VNET_DESC_XFER) {
+			fz_assert(d->offset == fz_reply_zone(me) +
+				  u->req[n].half * (FZ_SEG / 2),
+				  "%u/%u: bulk reply %u at %llu", nic, ep, n,
+				  (unsigned long long)d->offset);
+			/* Whole, unless a later one of its half landed on it. */
+			if (!u->dirty[u->req[n].half])
+				fz_check_bytes(f->net.nic[nic]->ep[ep].fw.seg +
+					       d->offset, d->len,
+					       fz_seed(me, n, true),
+					       "bulk reply");
+		}
 next:
 		sim_consume(s, ep, VNET_Q_REP_RECV);
 	}

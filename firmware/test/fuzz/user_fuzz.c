@@ -185,6 +185,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	user_race.flip = 0;
 	fw_test_fetched = user_fetched;
 	f.user[0][FZ_A].hostile = true;
+	f.bulk_replies = true;
 	/* A may hold S's reply queue for ever with its own (design.rst). */
 	f.user[0][FZ_S].tainted = true;
 	e = &f.net.nic[0]->ep[FZ_A];
