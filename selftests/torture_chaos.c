@@ -89,6 +89,23 @@ static void c_on_fault(int sig, siginfo_t *si, void *uc)
 	signal(sig, SIG_DFL);
 }
 
+/*
+ * A guarded access faulted.  A SIGSEGV is the process's own doing: a hole
+ * it punched, a range it unmapped or moved.  A SIGBUS is the driver
+ * refusing a fault: fine for an endpoint of the pair the admin detaches,
+ * a violation on any other NIC, where every mapping we keep is of an
+ * endpoint that lives as long as the mapping does.
+ */
+void c_faulted(struct chaos *c, int sig, uint32_t nic)
+{
+	__atomic_fetch_add(&c->ctl->faults_caught[sig == SIGBUS], 1,
+			   __ATOMIC_RELAXED);
+	if (sig == SIGBUS && nic < T_NIC_C)
+		t_violation(c->ctl, "chaos %llu: SIGBUS on a mapping of an "
+			    "endpoint of NIC %u, which is never detached",
+			    (unsigned long long)c->seed, nic);
+}
+
 static void c_publish(struct chaos *c, struct c_ep *e)
 {
 	int i = e - c->ep;
@@ -123,7 +140,7 @@ static void c_mmap_one(struct chaos *c, struct c_ep *e, bool frame)
 	c_expect(c, T_OP_MMAP, p == MAP_FAILED ? errno : 0, 0, c_gone(e),
 		 ENOMEM, T_END);
 	if (p != MAP_FAILED)
-		*m = (struct c_map){ p, len };
+		*m = (struct c_map){ p, len, e->nic };
 }
 
 static void c_create(struct chaos *c)
@@ -317,7 +334,7 @@ static void c_post_guarded(struct chaos *c, struct c_ep *e, unsigned int q,
 			   const struct vnet_desc *d, const void *payload,
 			   uint32_t len)
 {
-	C_GUARDED(c, if (c_post(e, q, d, payload, len))
+	C_GUARDED(c, e->nic, if (c_post(e, q, d, payload, len))
 			__atomic_fetch_add(&c->ctl->chaos_posted, 1,
 					   __ATOMIC_RELAXED));
 }
@@ -409,7 +426,7 @@ static void c_recv(struct chaos *c, struct c_ep *e)
 	    !c_reaches(&e->frame, VNET_FRAME_SIZE) ||
 	    !(pfd.revents & POLLIN))
 		return;
-	C_GUARDED(c, c_recv_one(c, e, VNET_Q_REQ_RECV);
+	C_GUARDED(c, e->nic, c_recv_one(c, e, VNET_Q_REQ_RECV);
 		  c_recv_one(c, e, VNET_Q_REP_RECV));
 }
 
@@ -448,18 +465,20 @@ static void c_garbage(struct chaos *c, struct c_ep *e)
 	switch (t_below(&c->rng, 5)) {
 	case 0:
 		if (c_reaches(&e->frame, VNET_FRAME_SIZE))
-			C_GUARDED(c, c_index(c, e));
+			C_GUARDED(c, e->nic, c_index(c, e));
 		return;
 	case 1:
-		C_GUARDED(c, c_scribble(c, &e->frame));
+		C_GUARDED(c, e->frame.nic, c_scribble(c, &e->frame));
 		return;
 	case 2:
-		C_GUARDED(c, c_scribble(c, &e->staging));
+		C_GUARDED(c, e->staging.nic, c_scribble(c, &e->staging));
 		return;
-	default:
-		C_GUARDED(c, c_scribble(c, &c->ghost[t_below(&c->rng,
-							     C_GHOSTS)]));
+	default: {
+		struct c_map *g = &c->ghost[t_below(&c->rng, C_GHOSTS)];
+
+		C_GUARDED(c, g->nic, c_scribble(c, g));
 		return;
+	}
 	}
 }
 
@@ -532,7 +551,7 @@ static void c_mremap(struct chaos *c, struct c_map *m, size_t len, bool fixed)
 		return;
 	}
 	/* One mapping now, whatever it was. */
-	*m = (struct c_map){ p, len };
+	*m = (struct c_map){ p, len, m->nic };
 }
 
 static void c_remap(struct chaos *c, struct c_ep *e)
@@ -762,7 +781,7 @@ static void *c_racer(void *arg)
 		case 3:
 			/* Faults the endpoint in, unless it is gone. */
 			if (frame)
-				C_GUARDED(c, (void)*frame);
+				C_GUARDED(c, C_ANY_NIC, (void)*frame);
 			break;
 		default:
 			ioctl(fd, VNET_IOC_SET_TAG, &tag);

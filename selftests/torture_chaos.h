@@ -23,7 +23,11 @@
 struct c_map {
 	uint8_t *addr;
 	size_t len;
+	uint32_t nic;			/* of the endpoint it maps */
 };
+
+/* A C_GUARDED body that touches what it does not know the NIC of. */
+#define C_ANY_NIC	UINT32_MAX
 
 struct c_ep {
 	int fd;				/* -1: the slot is free */
@@ -54,8 +58,14 @@ struct chaos {
 
 extern __thread sigjmp_buf *c_guard;
 
-/* Run @body; a SIGSEGV or SIGBUS in it ends it there and is counted. */
-#define C_GUARDED(c, body) do {						\
+void c_faulted(struct chaos *c, int sig, uint32_t nic);
+
+/*
+ * Run @body, which touches mappings of endpoints of NIC @nic; a SIGSEGV
+ * or SIGBUS in it ends it there and is counted, or is a violation: see
+ * c_faulted().
+ */
+#define C_GUARDED(c, nic, body) do {					\
 	sigjmp_buf jb__;						\
 	int sig__;							\
 									\
@@ -64,8 +74,7 @@ extern __thread sigjmp_buf *c_guard;
 	if (!sig__) {							\
 		body;							\
 	} else {							\
-		__atomic_fetch_add(&(c)->ctl->faults_caught[sig__ == SIGBUS], \
-				   1, __ATOMIC_RELAXED);		\
+		c_faulted(c, sig__, nic);				\
 	}								\
 	c_guard = NULL;							\
 } while (0)
