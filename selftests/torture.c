@@ -264,8 +264,16 @@ static void t_reaped(struct t_ctl *ctl, struct t_procs *pr, pid_t pid,
 		if (pr->chaos[i] == pid)
 			break;
 	if (i == T_CHAOS) {
-		/* A chaos process's child, outliving it for a moment. */
+		/*
+		 * A chaos process's child, outliving it for a moment: it
+		 * exits, or dies with its parent (PR_SET_PDEATHSIG), as the
+		 * children its parent reaps must.
+		 */
 		pr->orphans++;
+		if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) &&
+		    !(WIFEXITED(status) && !WEXITSTATUS(status)))
+			t_violation(ctl, "a chaos process's child, orphaned, "
+				    "ended with status %#x", status);
 		return;
 	}
 	pr->chaos[i] = 0;

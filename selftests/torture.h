@@ -120,7 +120,6 @@ struct t_ctl {
 	uint64_t chaos_posted, chaos_received;
 	uint64_t chaos_returned[VNET_RET_NR + 1];
 	uint64_t faults_caught[2];	/* SIGSEGV, SIGBUS, recovered */
-	uint64_t fork_kids_signaled;
 	struct t_beat beat[T_CHAOS];	/* by slot */
 	int violations;
 	int notes;
