@@ -29,9 +29,11 @@
  * SEG      bytes at off in A's segment
  * SET_SEG  A's segment becomes 2 * off bytes long, none for 0
  * RUN      arg & 63 quanta of the wire; with arg & 64, from then on the
- *          user rewrites whatever of its frame, staging area or segment
- *          the firmware has just copied (XOR off | 1), so that a second
- *          read of the same bytes finds others than the copy it checked
+ *          user rewrites what the firmware has just copied out of its
+ *          frame, staging area or segment where it says so
+ *          (fw_user_fetched(): a queue entry, a payload going to the
+ *          wire), XOR off | 1, so that a second read of the same bytes
+ *          finds others than the copy it checked
  * MOVE     A moves off the card (the host's way: moving, flushed,
  *          unloaded), with arg & 3 == 1 comes back, with 2 closes:
  *          the ops after that have nothing left to write into
