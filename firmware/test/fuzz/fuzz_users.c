@@ -106,6 +106,22 @@ static u32 fz_reply_zone(struct vnet_name c)
 	return FZ_SEG + fz_landing(c);
 }
 
+/* Where a bulk reply to request @n of client @c of user @u lands. */
+static u32 fz_reply_at(struct vnet_name c, const struct fz_user *u, u32 n)
+{
+	return fz_reply_zone(c) + u->req[n].half * (FZ_SEG / 2);
+}
+
+/*
+ * Request @n of @u settled, its copies perhaps still on the wire: a later
+ * request (or reply) of its half may be landed on.
+ */
+static void fz_dirty(struct fz_user *u, u32 n)
+{
+	if (n < u->posted)
+		u->dirty[u->req[n].half] = true;
+}
+
 static u32 fz_seg_len(u32 nic, u32 ep)
 {
 	return fz_reply_zone((struct vnet_name){ nic, ep }) + FZ_SEG;
@@ -353,13 +369,11 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep, bool answer)
 		    fz_exact_name(f, d->peer) &&
 		    n < f->user[d->peer.nic][d->peer.ep].posted) {
 			/* Bulk, into the half of the client's reply zone. */
-			const struct fz_user *cu =
-				&f->user[d->peer.nic][d->peer.ep];
-
 			r.flags = VNET_DESC_XFER;
 			r.len = 1 + n * 131 % 3000;
-			r.offset = fz_reply_zone(d->peer) +
-				   cu->req[n].half * (FZ_SEG / 2);
+			r.offset = fz_reply_at(d->peer,
+					       &f->user[d->peer.nic][d->peer.ep],
+					       n);
 			frag_fill(fz_buf, r.len, fz_seed(d->peer, n, true));
 		} else if (d->args[1] & 1) {
 			r.flags = VNET_DESC_MEDIUM;
@@ -420,8 +434,7 @@ static void fz_reply_returned(struct fz_net *f, struct vnet_name to, u32 n,
 		  "the reply to request %u of %u/%u came back, reason %u",
 		  n, to.nic, to.ep, status);
 	/* A bulk one may land yet, on a later reply of its half. */
-	if (n < u->posted)
-		u->dirty[u->req[n].half] = true;
+	fz_dirty(u, n);
 	if (fz_window_take(&u->settled, n, u->posted))
 		u->resolved++;
 }
@@ -463,8 +476,7 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 				fz_reply_returned(f, d->peer, n, d->status);
 			} else if (fz_exact(f, c)) {
 				/* Taken, perhaps, and its half reused now. */
-				if (n < u->posted)
-					u->dirty[u->req[n].half] = true;
+				fz_dirty(u, n);
 				if (d->status != VNET_RET_UNREACHABLE)
 					fz_window_take(&u->refused, n,
 						       u->posted);
@@ -504,8 +516,7 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 		if (d->flags & VNET_DESC_MEDIUM) {
 			fz_check_bytes(p, d->len, fz_seed(me, n, true), "reply");
 		} else if (d->flags & VNET_DESC_XFER) {
-			fz_assert(d->offset == fz_reply_zone(me) +
-				  u->req[n].half * (FZ_SEG / 2),
+			fz_assert(d->offset == fz_reply_at(me, u, n),
 				  "%u/%u: bulk reply %u at %llu", nic, ep, n,
 				  (unsigned long long)d->offset);
 			/* Whole, unless a later one of its half landed on it. */
@@ -667,7 +678,7 @@ void fz_user_gone(struct fz_net *f, u32 nic, u32 ep)
 			 * a retransmission of it may land in the server's
 			 * next life where the client's next request does.
 			 */
-			cu->dirty[r->half] = true;
+			fz_dirty(cu, n);
 		}
 	}
 }
@@ -724,7 +735,7 @@ void fz_users_rebooting(struct fz_net *f, u32 nic)
 			}
 			u->req[n].wire_life = next;
 			/* Landing again, on a later request of the same half. */
-			u->dirty[u->req[n].half] = true;
+			fz_dirty(u, n);
 		}
 	}
 	for (i = 0; i < FZ_EPS; i++)
