@@ -9,8 +9,10 @@
  * own, do random valid and invalid things with endpoints on every NIC;
  * this process kills them with SIGKILL at random moments and starts new
  * ones; an admin process (torture_admin.c) detaches and attaches the NICs
- * of a second veth pair that only chaos uses, changes routes, parameters
- * and links, and tries to remove the module.  Once the time is up, chaos
+ * of a second veth pair, changes routes, parameters and links, and tries
+ * to remove the module.  Two more honest pairs (torture_lives.c) cross
+ * that second pair, open new endpoints whenever a detach ends the old
+ * ones, and keep books of their own across those lives.  Once the time is up, chaos
  * stops, the ledger drains, and the test holds the books to the ABI's
  * promises, checks that every process was reaped and no endpoint is left,
  * and prints what happened.
@@ -470,7 +472,7 @@ static bool t_wait_ready(struct t_ctl *ctl, struct t_procs *pr)
 	double deadline = t_now() + 120;
 
 	while (__atomic_load_n(&ctl->honest_ready, __ATOMIC_ACQUIRE) <
-	       T_HONEST_PROCS * T_HONEST_THREADS) {
+	       T_HONEST_PROCS * T_HONEST_THREADS + T_LIVES_PAIRS) {
 		if (t_now() > deadline || ctl->violations)
 			return false;
 		t_reap(ctl, pr, false);
@@ -487,7 +489,8 @@ static double t_drain(struct t_ctl *ctl)
 
 	__atomic_store_n(&ctl->phase, T_STOP, __ATOMIC_RELEASE);
 	while (settled < 3 && t_now() < deadline) {
-		settled = t_ledger_settled(ctl) ? settled + 1 : 0;
+		settled = t_ledger_settled(ctl) && t_lives_settled(ctl) ?
+			  settled + 1 : 0;
 		usleep(100000);
 	}
 	__atomic_store_n(&ctl->phase, T_QUIT, __ATOMIC_RELEASE);
@@ -528,6 +531,7 @@ TEST_F_TIMEOUT(torture, abi, 600)
 		ctl->dev_gid = st.st_gid;
 	}
 	ASSERT_EQ(0, t_honest_setup(ctl, frames0));
+	t_lives_setup(ctl);
 	t_say("# %u pairs: %u on vnet0 (%lld frames), %u across vnet%d-vnet%d "
 	      "(%d frames each, netem %s); %d chaos processes as %s",
 	      ctl->lg.npairs, ctl->lg.nlocal, frames0,
@@ -604,6 +608,7 @@ TEST_F_TIMEOUT(torture, abi, 600)
 	EXPECT_TRUE(reaped);
 
 	EXPECT_EQ(0, t_ledger_check(ctl));
+	EXPECT_EQ(0, t_lives_check(ctl));
 	t_report(ctl, &pr);
 	/* Every endpoint goes with its last file. */
 	end = t_now() + 30;
@@ -638,6 +643,12 @@ TEST_F_TIMEOUT(torture, abi, 600)
 		EXPECT_LT(0, ctl->ops[T_OP_RMMOD]);
 		for (i = 0; i < T_KINDS; i++)
 			EXPECT_LT(0, ctl->lg.kind_taken[i]);
+		/* The first detach is vnet3's: an end of each pair on it. */
+		for (i = 0; i < T_LIVES_PAIRS; i++) {
+			EXPECT_LT(0, ctl->lv.pair[i].sent);
+			EXPECT_LT(2, ctl->lv.pair[i].c.life +
+				  ctl->lv.pair[i].s.life);
+		}
 	}
 	munmap(ctl, sizeof(*ctl));
 }

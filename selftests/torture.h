@@ -20,7 +20,8 @@
 
 /*
  * NICs: the loopback one, the lossy pair the ledger crosses, and a pair
- * only chaos uses, which the admin process detaches and attaches again.
+ * the admin process detaches and attaches again, which chaos and the
+ * lives (torture_lives.c) use.
  */
 #define T_NIC_A		1
 #define T_NIC_B		2
@@ -89,6 +90,53 @@ struct t_ledger {
 	struct t_entry e[T_MAX_PAIRS][T_MAX_SEQ];
 };
 
+/*
+ * The lives: a pair each way across the pair the admin detaches.  An
+ * endpoint's life ends with its NIC; the next is a new endpoint, with a
+ * new tag, that the other end maps again.
+ */
+#define T_LIVES_PAIRS	2
+#define T_LIVES_SEQ	(1 << 16)
+#define T_LIVES_MAX	1024	/* lives of one end in a run */
+
+struct t_lentry {
+	uint32_t csum;
+	uint16_t life_c;	/* client: its life that sent it */
+	uint16_t life_s;	/* client: the server's it was sent to */
+	uint16_t life_t;	/* server: its life that took it */
+	uint16_t ep_c;		/* client: its NIC's t_epoch() as its life began */
+	uint16_t ep_s;		/* and the server NIC's as it mapped that life */
+	uint8_t kind;		/* T_SHORT or T_MEDIUM */
+	uint8_t delivered, replied, req_ret, req_reason, rep_ret, rep_reason;
+	uint8_t pad[3];
+};
+
+struct t_lend {
+	uint32_t nic;
+	uint32_t life;		/* the current, from 1; 0: none yet */
+	int alive;		/* the current is open, its NIC there */
+	struct vnet_name name[T_LIVES_MAX + 1];	/* by life */
+};
+
+struct t_lpair {
+	struct t_lend c, s;
+	uint32_t sent;
+	uint32_t done;		/* client: stopped, nothing of its life out */
+	int srv_idle;		/* server: nothing to take, client done */
+	uint64_t refused_open;	/* creates that met a full NIC or quota */
+	uint64_t abandoned;	/* client: open when a life ended */
+};
+
+struct t_lives {
+	/*
+	 * Per NIC C and D, bumped by the admin before each detach: an end
+	 * whose NIC's count moved since its life began may be gone.
+	 */
+	uint32_t epoch[2];
+	struct t_lpair pair[T_LIVES_PAIRS];
+	struct t_lentry e[T_LIVES_PAIRS][T_LIVES_SEQ];
+};
+
 #define T_NOTES		8
 
 /*
@@ -125,6 +173,7 @@ struct t_ctl {
 	int notes;
 	char note[T_NOTES][200];
 	struct t_ledger lg;
+	struct t_lives lv;
 };
 
 /* Every decision of the run comes from one of these, seeded per process. */
@@ -156,7 +205,9 @@ static inline uint64_t t_seed_of(uint64_t master, uint32_t role, uint32_t id)
 	return t_rand(&s);
 }
 
-enum t_role { T_ROLE_MAIN, T_ROLE_HONEST, T_ROLE_CHAOS, T_ROLE_ADMIN };
+enum t_role {
+	T_ROLE_MAIN, T_ROLE_HONEST, T_ROLE_CHAOS, T_ROLE_ADMIN, T_ROLE_LIVES
+};
 
 /* A line to stdout in one write(), so lines of processes never mix. */
 static inline void __attribute__((format(printf, 1, 2)))
@@ -212,6 +263,18 @@ int t_honest_setup(struct t_ctl *ctl, uint32_t frames0);
 void t_honest_run(struct t_ctl *ctl) __attribute__((noreturn));
 bool t_ledger_settled(struct t_ctl *ctl);
 int t_ledger_check(struct t_ctl *ctl);
+
+/* torture_lives.c: the pairs across detach and attach, and their books. */
+void t_lives_setup(struct t_ctl *ctl);
+void t_lives_run(struct t_ctl *ctl, uint64_t (*tags)[T_LIVES_MAX + 1],
+		 int side) __attribute__((noreturn));
+bool t_lives_settled(struct t_ctl *ctl);
+int t_lives_check(struct t_ctl *ctl);
+
+static inline uint32_t t_epoch(struct t_ctl *ctl, uint32_t nic)
+{
+	return __atomic_load_n(&ctl->lv.epoch[nic - T_NIC_C], __ATOMIC_ACQUIRE);
+}
 
 /* torture_chaos.c */
 void t_chaos_run(struct t_ctl *ctl, uint64_t seed, int slot)

@@ -43,6 +43,7 @@
 struct h_board {
 	uint64_t tag[T_MAX_PAIRS];
 	int published;
+	uint64_t life_tag[T_LIVES_PAIRS][T_LIVES_MAX + 1];	/* by life */
 };
 
 struct h_region {
@@ -686,7 +687,7 @@ static void h_process(struct t_ctl *ctl, struct h_board *board, int k)
 void t_honest_run(struct t_ctl *ctl)
 {
 	struct h_board *board;
-	pid_t pid[T_HONEST_PROCS];
+	pid_t pid[T_HONEST_PROCS + T_LIVES_PAIRS];
 	int k, status, bad = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -694,16 +695,19 @@ void t_honest_run(struct t_ctl *ctl)
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (board == MAP_FAILED)
 		_exit(1);
-	for (k = 0; k < T_HONEST_PROCS; k++) {
+	for (k = 0; k < T_HONEST_PROCS + T_LIVES_PAIRS; k++) {
 		pid[k] = fork();
 		if (pid[k] < 0)
 			_exit(1);
 		if (!pid[k]) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (k >= T_HONEST_PROCS)
+				t_lives_run(ctl, board->life_tag,
+					    k - T_HONEST_PROCS);
 			h_process(ctl, board, k);
 		}
 	}
-	for (k = 0; k < T_HONEST_PROCS; k++) {
+	for (k = 0; k < T_HONEST_PROCS + T_LIVES_PAIRS; k++) {
 		if (waitpid(pid[k], &status, 0) != pid[k] ||
 		    !WIFEXITED(status) || WEXITSTATUS(status)) {
 			t_violation(ctl, "honest process %d ended with status "
