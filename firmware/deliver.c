@@ -179,8 +179,11 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 	else if ((msg->flags & VNET_DESC_XFER) && payload)
 		/* From a segment: the sender's may be this very one. */
 		fw_memmove(dst->seg + msg->offset, payload, msg->len);
-	if (payload)
+	if (payload) {
+		/* From a local sender, its staging or segment: read once. */
+		fw_user_fetched((void *)payload, msg->len);
 		nic->copied += msg->len;
+	}
 
 	slot = vnet_fw_recv_slot(dst, frame, rq);
 	fw_memcpy(slot, msg, sizeof(*msg));
@@ -261,9 +264,11 @@ enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
 		out.len = 0;
 
 	ridx = src->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
-	if (payload && out.len)
+	if (payload && out.len) {
 		fw_memcpy(src->staging + VNET_STAGING_SLOT(rq, ridx), payload,
 			  out.len);
+		fw_user_fetched((void *)payload, out.len);
+	}
 	fw_memcpy(vnet_fw_recv_slot(src, frame, rq), &out, sizeof(out));
 	vnet_fw_recv_publish(src, frame, rq);
 	vnet_fw_recv_announce(nic, src, frame, rq);

@@ -120,6 +120,7 @@ static bool vnet_fw_frag_bytes(struct vnet_fw_send_chan *ch, u32 off, u32 len)
 	    !vnet_fw_seg_fits(ch->src, at, len))
 		return false;
 	fw_memcpy(ch->payload, ch->src->seg + at, len);
+	fw_user_fetched(ch->src->seg + at, len);
 	ch->frag = ch->payload;
 	return true;
 }

@@ -438,9 +438,21 @@ static void gen_user(const char *dir)
 	 * From the start the user rewrites whatever the firmware copies out
 	 * of its frame, staging area or segment: requests of each kind and
 	 * replies, each read once or the second read finds other bytes.
+	 * Across the wire (slot 0, to F) a medium train and an XFER read
+	 * from the segment a fragment at a time (past 8 KiB), posted before
+	 * the rewriting starts (a descriptor the firmware found no channel
+	 * for yet is read again, rewritten: another descriptor); on the NIC
+	 * (slot 1, to S) each kind again.
 	 */
 	b.len = 0;
-	gen_op(&b, U_RUN, 0, 64 | 2, 0xa5, NULL, 0);
+	d = (struct vnet_desc){ .handler = 1, .slot = 0, .len = 12000,
+				.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG,
+				.src_offset = 1000, .offset = 16000 };
+	gen_post(&b, VNET_Q_REQ_SEND, &d);
+	d = (struct vnet_desc){ .handler = 1, .nargs = 2, .slot = 0,
+				.flags = VNET_DESC_MEDIUM, .len = 3000 };
+	gen_post(&b, VNET_Q_REQ_SEND, &d);
+	gen_op(&b, U_RUN, 0, 64 | 10, 0xa5, NULL, 0);
 	d = (struct vnet_desc){ .handler = 1, .nargs = 2, .slot = 1,
 				.flags = VNET_DESC_MEDIUM, .len = 3000 };
 	gen_post(&b, VNET_Q_REQ_SEND, &d);
