@@ -477,10 +477,10 @@ void fz_reboot(struct fz_net *f, u32 nic)
 	 * A reboot takes far longer than anything stays on a wire: what
 	 * was on it to or from the NIC is gone by the time it is back.  (A
 	 * duplicate SYNC of its old life would start a channel anew there.)
-	 * Those packets are lost, as on a lossy wire: the other NIC's
-	 * messages may come back unreachable -- the silence they met spans
+	 * Those packets are lost, as on a lossy wire: the messages posted
+	 * before may come back unreachable -- the silence they met spans
 	 * the reboot, and the new life's RESYNC is no word (design.rst,
-	 * Receiving).
+	 * Receiving).  Those posted after it met a wire without faults.
 	 */
 	for (i = j = 0; i < net->qlen; i++) {
 		if (net->q[i].to == nic || net->q[i].from == nic)
@@ -488,7 +488,10 @@ void fz_reboot(struct fz_net *f, u32 nic)
 		else
 			net->q[j++] = net->q[i];
 	}
-	f->faults |= j != net->qlen;
+	if (j != net->qlen)
+		for (i = 0; i < FZ_NICS * FZ_EPS; i++)
+			f->user[i / FZ_EPS][i % FZ_EPS].lost_upto =
+				f->user[i / FZ_EPS][i % FZ_EPS].posted;
 	net->qlen = j;
 	for (j = 0; j < s->nr_eps; j++) {
 		free(s->ep[j].fw.seg);

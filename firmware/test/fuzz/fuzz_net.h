@@ -99,6 +99,12 @@ struct fz_user {
 	 * Its bulk bytes are checked only while its half is clean.
 	 */
 	bool dirty[2];
+	/*
+	 * Requests below it were posted before a reboot that dropped
+	 * packets off the wire: across it, they may come back unreachable
+	 * or busy, as on a faulty wire.  Later ones only if the wire is.
+	 */
+	u32 lost_upto;
 	bool hostile;			/* its memory is the fuzzer's */
 	/* Talks to a hostile endpoint, which may hold its queue for ever. */
 	bool tainted;
@@ -117,7 +123,9 @@ struct fz_net {
 	bool mute[FZ_NICS][FZ_EPS];
 	/*
 	 * The wire lost, duplicated, reordered or corrupted packets, a link
-	 * went down or a route was deleted: an exact client across the wire
+	 * went down or a route was deleted (a reboot's losses excuse only
+	 * what was posted before it: lost_upto): an exact client across the
+	 * wire
 	 * may have a request come back unreachable or busy -- taken or not,
 	 * its ACKs lost -- and its reply may still come, or go back to the
 	 * server.  Each request is still served at most once, replied to at

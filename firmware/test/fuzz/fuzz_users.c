@@ -257,10 +257,14 @@ static void fz_tokens(struct fz_net *f, struct fz_user *g)
 		  g->replies, given);
 }
 
-/* Is @c's request @n, or its reply, across the wire, while it has faults? */
+/*
+ * Is @c's request @n, or its reply, across the wire, while it has faults
+ * -- or was it posted before a reboot dropped packets off the wire?
+ */
 static bool fz_faulty(const struct fz_net *f, const struct fz_client *c, u32 n)
 {
-	return f->faults && c && fz_dst(c, n).nic != c->nic;
+	return c && fz_dst(c, n).nic != c->nic &&
+	       (f->faults || n < f->user[c->nic][c->ep].lost_upto);
 }
 
 /*
