@@ -36,6 +36,7 @@ static void sim_enqueue(struct sim_net *net, u32 from, u32 to, u64 at,
 	p->at = at;
 	p->len = len;
 	p->data = malloc(len);
+	p->serial = net->sent;
 	memcpy(p->data, data, len);
 }
 

@@ -15,6 +15,7 @@ struct sim_pkt {
 	u64 at;				/* delivery time */
 	u32 len;
 	u8 *data;
+	u64 serial;			/* net->sent when it was sent */
 };
 
 struct sim_net {

@@ -364,6 +364,7 @@ void fz_run(struct fz_net *f, u32 steps, u64 dt)
 			fz_host(f->net.nic[i]);
 			fz_check_nic(f->net.nic[i]);
 		}
+		fz_clean_halves(f);
 	}
 }
 

@@ -96,9 +96,15 @@ struct fz_user {
 	 * Per half of the segments: a request of it may still land where a
 	 * later one of the same half does -- it came back, or its life or
 	 * its server's ended, while a copy of it may have been on the wire.
-	 * Its bulk bytes are checked only while its half is clean.
+	 * Its bulk bytes are checked only while its half is clean.  It is
+	 * clean again once nothing of the requests below dirty_upto can
+	 * land: no channel holds one or its reply, and every packet sent
+	 * before that was seen (clean_after - 1, a net.sent; 0 while one
+	 * is held) has left the wire (fz_clean_halves()).
 	 */
 	bool dirty[2];
+	u32 dirty_upto[2];
+	u64 clean_after[2];
 	/*
 	 * Requests below it were posted before a reboot that dropped
 	 * packets off the wire: across it, they may come back unreachable
@@ -183,6 +189,7 @@ void fz_users_setup(struct fz_net *f, u32 nic);
 void fz_drive(struct fz_net *f);
 bool fz_user_idle(struct fz_net *f, u32 nic, u32 ep);
 void fz_user_gone(struct fz_net *f, u32 nic, u32 ep);
+void fz_clean_halves(struct fz_net *f);
 void fz_users_rebooting(struct fz_net *f, u32 nic);
 /* NIC 0's counters when the last input ended, before it settled. */
 extern struct vnet_fw_nic_stats fz_ended;
