@@ -37,6 +37,8 @@
 #define FZ_EPS		5
 #define FZ_DT		20		/* a step of the wire, in time units */
 #define FZ_SEG		(32 * 1024)	/* every segment's length */
+#define FZ_TAG		0xf022a11ULL	/* the servers' */
+#define FZ_TAG_S	0xf022a12ULL	/* S's: only A's translation has it */
 
 enum { FZ_A, FZ_B, FZ_C, FZ_D, FZ_S };	/* endpoints of NIC 0 */
 enum { FZ_E, FZ_F, FZ_G, FZ_H };	/* endpoints of NIC 1 */

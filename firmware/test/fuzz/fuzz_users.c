@@ -11,8 +11,6 @@
 #include "fuzz_net.h"
 #include "frag_util.h"
 
-#define FZ_TAG		0xf022a11ULL
-#define FZ_TAG_S	0xf022a12ULL	/* S's: only A's translation has it */
 #define FZ_OUT		2		/* requests a client keeps out */
 
 enum fz_kind { K_SHORT, K_MEDIUM, K_TRAIN, K_XFER, K_SEG, K_NR };

@@ -552,10 +552,94 @@ static void gen_cluster(const char *dir)
 	free(b.data);
 }
 
+/* A dictionary entry: @name, @len bytes of @v, big-endian. */
+static void dict_be(FILE *out, const char *name, u64 v, u32 len)
+{
+	fprintf(out, "%s=\"", name);
+	while (len--)
+		fprintf(out, "\\x%02x", (unsigned int)(v >> (8 * len)) & 0xff);
+	fprintf(out, "\"\n");
+}
+
+/*
+ * wire.dict, from the values themselves: "make dict" holds the tree's
+ * copy to this, so the fuzzers never mutate with stale ones.
+ */
+static int gen_dict(const char *path)
+{
+	static const char *const types[] = { "data", "ack", "nack", "resume",
+					     "mapper", "frag" };
+	FILE *out = fopen(path, "w");
+	char name[32];
+	u32 i;
+
+	if (!out)
+		return 1;
+	_Static_assert(VNET_WIRE_FRAG - VNET_WIRE_DATA + 1 == 6,
+		       "a type the dictionary does not name");
+	fprintf(out, "# SPDX-License-Identifier: GPL-2.0\n"
+		"# The vnet wire format's values (firmware/wire.h, uapi/linux/vnet.h), for\n"
+		"# the wire fuzzers.  Multi-byte values are big-endian, as on the wire.\n"
+		"# Written by seed_gen --dict (make dict checks it).\n\n"
+		"# Version, then type: DATA, ACK, NACK, RESUME, MAPPER, FRAG.\n");
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		snprintf(name, sizeof(name), "hdr_%s", types[i]);
+		dict_be(out, name, VNET_WIRE_VERSION << 8 | (VNET_WIRE_DATA + i),
+			2);
+	}
+	dict_be(out, "version", VNET_WIRE_VERSION, 1);
+	fprintf(out, "# Header flags: SYNC.\n");
+	dict_be(out, "sync", VNET_WIRE_SYNC, 1);
+	fprintf(out, "# src_nic, dst_nic: NIC 1 to NIC 0; the mapper's \"any\".\n");
+	dict_be(out, "nics", 1 << 16 | 0, 4);
+	dict_be(out, "nic_any", VNET_WIRE_NIC_ANY, 2);
+	fprintf(out, "# vnet_wire_frag.flags: FIRST, LAST, both (malformed).\n");
+	dict_be(out, "frag_first", VNET_FRAG_FIRST, 1);
+	dict_be(out, "frag_last", VNET_FRAG_LAST, 1);
+	dict_be(out, "frag_both", VNET_FRAG_FIRST | VNET_FRAG_LAST, 1);
+	fprintf(out, "# Fragment lengths: VNET_WIRE_FRAG_MIN (%u), VNET_MEDIUM_MAX (%u).\n",
+		(unsigned int)VNET_WIRE_FRAG_MIN, VNET_MEDIUM_MAX);
+	dict_be(out, "frag_min", VNET_WIRE_FRAG_MIN, 2);
+	dict_be(out, "frag_min_less", VNET_WIRE_FRAG_MIN - 1, 2);
+	dict_be(out, "medium_max", VNET_MEDIUM_MAX, 2);
+	fprintf(out, "# Message lengths: VNET_MEDIUM_MAX, one past it, VNET_XFER_MAX.\n");
+	dict_be(out, "len_medium", VNET_MEDIUM_MAX, 4);
+	dict_be(out, "len_medium_past", VNET_MEDIUM_MAX + 1, 4);
+	dict_be(out, "len_xfer", VNET_XFER_MAX, 4);
+	fprintf(out, "# vnet_wire_msg.queue: request, reply; descriptor flags MEDIUM, XFER,\n"
+		"# CREDIT, and FROM_SEG (never on the wire).\n");
+	dict_be(out, "queue_req", VNET_Q_REQ_SEND, 1);
+	dict_be(out, "queue_rep", VNET_Q_REP_SEND, 1);
+	dict_be(out, "flags_medium", VNET_DESC_MEDIUM, 1);
+	dict_be(out, "flags_xfer", VNET_DESC_XFER, 1);
+	dict_be(out, "flags_credit", VNET_DESC_CREDIT, 1);
+	dict_be(out, "flags_from_seg", VNET_DESC_FROM_SEG, 1);
+	fprintf(out, "# ACK status (return reasons) and NACK reasons.\n");
+	dict_be(out, "status_none", VNET_RET_NONE, 1);
+	dict_be(out, "status_busy", VNET_RET_BUSY, 1);
+	dict_be(out, "status_past", VNET_RET_NR, 1);
+	dict_be(out, "nack_queue_full", VNET_NACK_QUEUE_FULL, 1);
+	dict_be(out, "nack_not_resident", VNET_NACK_NOT_RESIDENT, 1);
+	dict_be(out, "nack_resync", VNET_NACK_RESYNC, 1);
+	dict_be(out, "nack_restart", VNET_NACK_RESTART, 1);
+	dict_be(out, "nack_past", VNET_NACK_NR, 1);
+	fprintf(out, "# The fuzzed NIC's endpoints, and the tag its servers take.\n");
+	dict_be(out, "ep_a", FZ_A, 4);
+	dict_be(out, "ep_b", FZ_B, 4);
+	dict_be(out, "ep_d", FZ_D, 4);
+	dict_be(out, "ep_s", FZ_S, 4);
+	dict_be(out, "tag", FZ_TAG, 8);
+	fprintf(out, "# Mapper datagram length: VNET_MAPPER_MTU.\n");
+	dict_be(out, "mapper_mtu", VNET_MAPPER_MTU, 2);
+	return fclose(out) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--dict"))
+		return gen_dict(argv[2]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: seed_gen DIR\n");
+		fprintf(stderr, "usage: seed_gen DIR | --dict FILE\n");
 		return 2;
 	}
 	setlinebuf(stdout);
