@@ -575,8 +575,15 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 			break;
 		fz_touch(s, ep);
 		n = d->args[0];
-		if (u->hostile)
+		/*
+		 * Nothing of a hostile user's is checked, but what it reads
+		 * frees its requests' places, so that it goes on posting.
+		 */
+		if (u->hostile) {
+			if (u->resolved < u->posted)
+				u->resolved++;
 			goto next;
+		}
 		fz_check_entry(f, nic, ep, VNET_Q_REP_RECV, d);
 		if (d->flags & VNET_DESC_RETURNED) {
 			/* Our own reply or request, with our own bytes. */

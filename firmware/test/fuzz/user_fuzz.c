@@ -4,6 +4,7 @@
  * cluster in fuzz_net.h maps -- its frame (queue indices, descriptors,
  * the header, the padding), its staging area and its segment -- between
  * the firmware's rounds, while A's own user keeps posting to F and to S
+ * (two requests out at a time, a place freed by whatever it reads back)
  * and answering G, and the other endpoints talk among themselves.  The
  * firmware copies what it reads there once and checks the copy: none of
  * it may crash it, break its books, reach an endpoint A has no business
