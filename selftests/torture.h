@@ -105,7 +105,7 @@ struct t_lentry {
 	uint16_t life_s;	/* client: the server's it was sent to */
 	uint16_t life_t;	/* server: its life that took it */
 	uint16_t ep_c;		/* client: its NIC's t_epoch() as its life began */
-	uint16_t ep_s;		/* and the server NIC's as it mapped that life */
+	uint16_t ep_s;		/* and the server NIC's as that life began */
 	uint8_t kind;		/* T_SHORT or T_MEDIUM */
 	uint8_t delivered, replied, req_ret, req_reason, rep_ret, rep_reason;
 	uint8_t pad[3];
@@ -116,6 +116,7 @@ struct t_lend {
 	uint32_t life;		/* the current, from 1; 0: none yet */
 	int alive;		/* the current is open, its NIC there */
 	struct vnet_name name[T_LIVES_MAX + 1];	/* by life */
+	uint32_t began[T_LIVES_MAX + 1];	/* its NIC's t_epoch() then */
 };
 
 struct t_lpair {

@@ -23,8 +23,10 @@
  *    a server that lasts answers every request it took.
  *
  * The admin bumps a NIC's epoch (struct t_lives) before each detach and
- * again after it: an even epoch unchanged since a life began or a server
- * was mapped means no detach of that NIC overlapped it since.
+ * again after it: an even epoch unchanged since a life began means no
+ * detach of that NIC overlapped the life since.  Each end publishes the
+ * epoch its life began at; a client maps only a server life no detach
+ * has overlapped yet, and gives up one that has.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,9 +52,9 @@ struct l_end {
 	uint32_t life;
 	uint32_t epoch;			/* its NIC's, as this life began */
 	uint64_t tag;			/* a server's, this life's */
-	uint32_t slot;			/* a client's, to its server */
+	uint32_t slot;			/* a client's, to its server's life */
 	uint32_t mapped;		/* the server life it points at */
-	uint32_t mapped_epoch;		/* the server NIC's, before mapping */
+	uint32_t mapped_epoch;		/* the server NIC's as that life began */
 	uint32_t out[T_CREDITS];	/* a client's open requests */
 	double out_at[T_CREDITS];	/* when each was posted */
 	int nout;
@@ -163,6 +165,7 @@ static void l_open(struct l_proc *p, struct l_end *e)
 	if (!e->client)
 		p->tags[e->pair][life] = e->tag;
 	e->me->name[life] = e->ep.name;
+	e->me->began[life] = epoch;
 	e->life = life;
 	e->epoch = epoch;
 	e->mapped = 0;
@@ -372,7 +375,6 @@ static bool l_client(struct l_proc *p, struct l_end *e, bool readable)
 {
 	struct t_ctl *ctl = p->ctl;
 	struct t_lpair *lp = &ctl->lv.pair[e->pair];
-	uint32_t epoch = t_epoch(ctl, e->peer->nic);
 	uint32_t life = __atomic_load_n(&e->peer->life, __ATOMIC_ACQUIRE);
 	int alive = __atomic_load_n(&e->peer->alive, __ATOMIC_ACQUIRE);
 	const struct vnet_desc *d;
@@ -384,7 +386,19 @@ static bool l_client(struct l_proc *p, struct l_end *e, bool readable)
 		e->mapped = 0;
 		l_abandon(p, e);
 	}
-	if (!e->mapped && life && alive && !(epoch & 1)) {
+	/*
+	 * Only a life no detach has overlapped since it began: one that
+	 * ended before its process noticed would refuse what we send with
+	 * no sign of it in the epoch.
+	 */
+	if (!e->mapped && life && alive &&
+	    !l_stale(ctl, e->peer->nic, e->peer->began[life])) {
+		/*
+		 * A slot of its own for each server life: the firmware reads
+		 * the slot when it sends, and a request still queued for the
+		 * last life must go where it was addressed.
+		 */
+		e->slot = (e->slot + 1) % VNET_MAX_SLOTS;
 		err = -vnet_endpoint_map(&e->ep, e->slot, e->peer->name[life],
 					 p->tags[e->pair][life]);
 		if (err == ENODEV)
@@ -393,7 +407,7 @@ static bool l_client(struct l_proc *p, struct l_end *e, bool readable)
 			t_violation(ctl, "lives: pair %d: map: %s", e->pair,
 				    strerror(err));
 		e->mapped = life;
-		e->mapped_epoch = epoch;
+		e->mapped_epoch = e->peer->began[life];
 	}
 	/* Its tag is VNET_TAG_NONE: no request may reach it. */
 	while (readable && (d = vnet_endpoint_peek(&e->ep, VNET_Q_REQ_RECV))) {
