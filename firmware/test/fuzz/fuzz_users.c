@@ -134,9 +134,36 @@ static bool fz_of_half(const struct fz_user *u, u32 half, u32 n)
 }
 
 /*
+ * Does the send queue of endpoint @j of NIC @i hold a reply to one of
+ * (@nic, @ep)'s requests of half @half below dirty_upto, posted and not
+ * yet taken by the firmware?
+ */
+static bool fz_half_reply_posted(const struct fz_net *f, u32 nic, u32 ep,
+				 u32 half, u32 i, u32 j)
+{
+	const struct fz_client *c = fz_client(nic, ep);
+	const struct sim_ep *e = &f->net.nic[i]->ep[j];
+	u32 cons = fw_read_once(e->frame->cons[VNET_Q_REP_SEND].val);
+	u32 prod = e->send_prod[VNET_Q_REP_SEND], k;
+
+	if (!c || prod - cons > VNET_QUEUE_DEPTH)
+		return false;
+	for (k = cons; k != prod; k++) {
+		u32 n = e->frame->queue[VNET_Q_REP_SEND][k % VNET_QUEUE_DEPTH]
+				.args[0];
+
+		if (fz_of_half(&f->user[nic][ep], half, n) &&
+		    fz_dst(c, n).nic == i && fz_dst(c, n).ep == j)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Does a receive queue hold, untaken, a request of (@nic, @ep)'s half
  * @half below dirty_upto, or that user a reply to one: landed, with its
- * bytes checked only once its reader takes it?
+ * bytes checked only once its reader takes it?  Or a server's send queue
+ * a reply to one, not yet sent?
  */
 static bool fz_half_queued(const struct fz_net *f, u32 nic, u32 ep, u32 half)
 {
@@ -146,6 +173,10 @@ static bool fz_half_queued(const struct fz_net *f, u32 nic, u32 ep, u32 half)
 	for (i = 0; i < FZ_NICS; i++) {
 		for (j = 0; j < FZ_EPS; j++) {
 			const struct sim_ep *e = &f->net.nic[i]->ep[j];
+
+			if (e->exists &&
+			    fz_half_reply_posted(f, nic, ep, half, i, j))
+				return true;
 
 			for (q = VNET_Q_REQ_RECV; e->exists && q <= VNET_Q_REP_RECV;
 			     q++) {

@@ -567,15 +567,21 @@ static void dict_be(FILE *out, const char *name, u64 v, u32 len)
  */
 static int gen_dict(const char *path)
 {
-	static const char *const types[] = { "data", "ack", "nack", "resume",
-					     "mapper", "frag" };
+	static const struct {
+		const char *name;
+		u8 type;
+	} types[] = {
+		{ "data", VNET_WIRE_DATA }, { "ack", VNET_WIRE_ACK },
+		{ "nack", VNET_WIRE_NACK }, { "resume", VNET_WIRE_RESUME },
+		{ "mapper", VNET_WIRE_MAPPER }, { "frag", VNET_WIRE_FRAG },
+	};
 	FILE *out = fopen(path, "w");
 	char name[32];
 	u32 i;
 
 	if (!out)
 		return 1;
-	_Static_assert(VNET_WIRE_FRAG - VNET_WIRE_DATA + 1 == 6,
+	_Static_assert(VNET_WIRE_FRAG - VNET_WIRE_DATA + 1 == ARRAY_SIZE(types),
 		       "a type the dictionary does not name");
 	fprintf(out, "# SPDX-License-Identifier: GPL-2.0\n"
 		"# The vnet wire format's values (firmware/wire.h, uapi/linux/vnet.h), for\n"
@@ -583,9 +589,8 @@ static int gen_dict(const char *path)
 		"# Written by seed_gen --dict (make dict checks it).\n\n"
 		"# Version, then type: DATA, ACK, NACK, RESUME, MAPPER, FRAG.\n");
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		snprintf(name, sizeof(name), "hdr_%s", types[i]);
-		dict_be(out, name, VNET_WIRE_VERSION << 8 | (VNET_WIRE_DATA + i),
-			2);
+		snprintf(name, sizeof(name), "hdr_%s", types[i].name);
+		dict_be(out, name, VNET_WIRE_VERSION << 8 | types[i].type, 2);
 	}
 	dict_be(out, "version", VNET_WIRE_VERSION, 1);
 	fprintf(out, "# Header flags: SYNC.\n");
