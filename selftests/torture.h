@@ -101,14 +101,14 @@ struct t_ledger {
 
 struct t_lentry {
 	uint32_t csum;
+	uint32_t ep_c;		/* client: its NIC's t_epoch() as its life began */
+	uint32_t ep_s;		/* and the server NIC's as that life began */
 	uint16_t life_c;	/* client: its life that sent it */
 	uint16_t life_s;	/* client: the server's it was sent to */
 	uint16_t life_t;	/* server: its life that took it */
-	uint16_t ep_c;		/* client: its NIC's t_epoch() as its life began */
-	uint16_t ep_s;		/* and the server NIC's as that life began */
 	uint8_t kind;		/* T_SHORT or T_MEDIUM */
 	uint8_t delivered, replied, req_ret, req_reason, rep_ret, rep_reason;
-	uint8_t pad[3];
+	uint8_t pad;
 };
 
 struct t_lend {
@@ -134,6 +134,7 @@ struct t_lives {
 	 * whose NIC's count moved since its life began may be gone.
 	 */
 	uint32_t epoch[2];
+	uint32_t channels;	/* the module's, per destination NIC */
 	struct t_lpair pair[T_LIVES_PAIRS];
 	struct t_lentry e[T_LIVES_PAIRS][T_LIVES_SEQ];
 };

@@ -15,8 +15,9 @@
  *    the client life that sent the request, a returned reply only the
  *    server life that sent it;
  *  - a message comes back "bad tag" or "no endpoint" only if its
- *    destination's NIC was detached since the sender learned of it, and
- *    after it was delivered only if the life that took it is over;
+ *    destination's NIC was detached since that life began, and after it
+ *    was delivered only if the life that took it is over, a channel's
+ *    worth of each life at most;
  *  - an endpoint is lost only to a detach of its NIC;
  *  - between two lives that both last to the end, every request is
  *    resolved exactly once, as on the ledger's NICs (torture_books.c), and
@@ -69,7 +70,7 @@ struct l_proc {
 	uint8_t buf[VNET_MEDIUM_MAX];
 };
 
-static sigjmp_buf *l_guard;
+static sigjmp_buf *volatile l_guard;
 
 /*
  * A SIGBUS out of a guarded touch of a frame ends the touch; anywhere
@@ -696,6 +697,8 @@ int t_lives_check(struct t_ctl *ctl)
 	uint64_t sent = 0, taken = 0, replied = 0, back = 0, strict = 0;
 	uint64_t open = 0, open_done = 0, refused = 0, bad = 0, again = 0;
 	uint64_t reasons[VNET_RET_NR + 1] = {}, abandoned = 0;
+	/* By life: what its next life refused after it took it. */
+	static uint16_t again_req[T_LIVES_MAX + 1], again_rep[T_LIVES_MAX + 1];
 	char line[400];
 	uint32_t k, s;
 	int len;
@@ -706,6 +709,8 @@ int t_lives_check(struct t_ctl *ctl)
 
 		refused += lp->refused_open;
 		abandoned += lp->abandoned;
+		memset(again_req, 0, sizeof(again_req));
+		memset(again_rep, 0, sizeof(again_rep));
 		for (s = 0; s < lp->sent; s++) {
 			struct t_lentry *x = &ctl->lv.e[k][s];
 			bool lasted = x->life_c == client &&
@@ -736,10 +741,18 @@ int t_lives_check(struct t_ctl *ctl)
 			    x->rep_reason != VNET_RET_UNREACHABLE &&
 			    !l_next_life(x->rep_reason, x->life_c, client))
 				ok = false;
-			again += x->req_ret && x->delivered &&
-				 x->req_reason != VNET_RET_UNREACHABLE;
-			again += x->replied && x->rep_ret &&
-				 x->rep_reason != VNET_RET_UNREACHABLE;
+			/*
+			 * Only what its sender still held, unacknowledged,
+			 * when that life ended: a channel's worth at most.
+			 */
+			if (x->req_ret && x->delivered &&
+			    x->req_reason != VNET_RET_UNREACHABLE &&
+			    ++again_req[x->life_t] > ctl->lv.channels)
+				ok = false;
+			if (x->replied && x->rep_ret &&
+			    x->rep_reason != VNET_RET_UNREACHABLE &&
+			    ++again_rep[x->life_c] > ctl->lv.channels)
+				ok = false;
 			if (lasted && !done)
 				ok = false;
 			if (x->delivered && x->life_t == server &&
@@ -757,6 +770,8 @@ int t_lives_check(struct t_ctl *ctl)
 				      t_reason(x->req_reason), x->rep_ret,
 				      t_reason(x->rep_reason));
 		}
+		for (s = 0; s <= T_LIVES_MAX; s++)
+			again += again_req[s] + again_rep[s];
 		t_say("# lives: pair %u (vnet%u to vnet%u): %u client lives, %u "
 		      "server lives; %u requests", k, lp->c.nic, lp->s.nic,
 		      lp->c.life, lp->s.life, lp->sent);
