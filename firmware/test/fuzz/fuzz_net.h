@@ -102,11 +102,14 @@ struct fz_user {
 	 * clean again once nothing of the requests below dirty_upto can
 	 * land: no channel holds one or its reply, and every packet sent
 	 * before that was seen (clean_after - 1, a net.sent; 0 while one
-	 * is held) has left the wire (fz_clean_halves()).
+	 * is held) has left the wire (fz_clean_halves()).  Even then only
+	 * requests posted since, from clean_from on, are checked: one posted
+	 * while its half was dirty may have been landed on already.
 	 */
 	bool dirty[2];
 	u32 dirty_upto[2];
 	u64 clean_after[2];
+	u32 clean_from[2];
 	/*
 	 * Requests below it were posted before a reboot that dropped
 	 * packets off the wire: across it, they may come back unreachable

@@ -110,6 +110,17 @@ static u32 fz_reply_at(struct vnet_name c, const struct fz_user *u, u32 n)
 	return fz_reply_zone(c) + u->req[n].half * (FZ_SEG / 2);
 }
 
+/* May request @n of @u, or its reply, be checked where it lands? */
+static bool fz_half_clean(const struct fz_user *u, u32 n)
+{
+	u32 h;
+
+	if (n >= u->posted)
+		return false;
+	h = u->req[n].half;
+	return !u->dirty[h] && n >= u->clean_from[h];
+}
+
 /*
  * Request @n of @u settled, its copies perhaps still on the wire: a later
  * request (or reply) of its half may be landed on.
@@ -262,6 +273,8 @@ void fz_clean_halves(struct fz_net *f)
 				if (net->q[k].serial < u->clean_after[h])
 					break;
 			u->dirty[h] = k < net->qlen;
+			if (!u->dirty[h])
+				u->clean_from[h] = u->posted;
 		}
 	}
 }
@@ -544,14 +557,14 @@ static void fz_serve(struct fz_net *f, u32 nic, u32 ep, bool answer)
 					       d->len, seed, "medium request");
 			/*
 			 * Whatever the wire does, a bulk request lands whole
-			 * and once -- unless a later one of its half lands on
-			 * it: after one of that half came back although it
-			 * may have been taken (its ACKs lost), or a life of
-			 * its client or server ended with one on the wire.
+			 * and once -- unless another of its half lands on it:
+			 * one of that half came back although it may have been
+			 * taken (its ACKs lost), or a life of its client or
+			 * server ended with one on the wire, before it was
+			 * posted or while it was landing (fz_half_clean()).
 			 */
 			else if ((d->flags & VNET_DESC_XFER) && f->peer_live &&
-				 n < from->posted &&
-				 !from->dirty[from->req[n].half])
+				 fz_half_clean(from, n))
 				fz_check_bytes(s->ep[ep].fw.seg + d->offset,
 					       d->len, seed, "bulk request");
 		}
@@ -675,7 +688,7 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 				  "%u/%u: bulk reply %u at %llu", nic, ep, n,
 				  (unsigned long long)d->offset);
 			/* Whole, unless a later one of its half landed on it. */
-			if (!u->dirty[u->req[n].half])
+			if (fz_half_clean(u, n))
 				fz_check_bytes(f->net.nic[nic]->ep[ep].fw.seg +
 					       d->offset, d->len,
 					       fz_seed(me, n, true),
