@@ -532,7 +532,6 @@ TEST_F_TIMEOUT(torture, abi, 600)
 	}
 	ASSERT_EQ(0, t_honest_setup(ctl, frames0));
 	t_lives_setup(ctl);
-	ctl->lv.channels = vnet_read_ll(T_PARAMS "channels");
 	t_say("# %u pairs: %u on vnet0 (%lld frames), %u across vnet%d-vnet%d "
 	      "(%d frames each, netem %s); %d chaos processes as %s",
 	      ctl->lg.npairs, ctl->lg.nlocal, frames0,

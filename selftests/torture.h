@@ -134,7 +134,6 @@ struct t_lives {
 	 * whose NIC's count moved since its life began may be gone.
 	 */
 	uint32_t epoch[2];
-	uint32_t channels;	/* the module's, per destination NIC */
 	struct t_lpair pair[T_LIVES_PAIRS];
 	struct t_lentry e[T_LIVES_PAIRS][T_LIVES_SEQ];
 };
