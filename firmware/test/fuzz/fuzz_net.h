@@ -69,6 +69,7 @@ struct fz_req {
 	u8 half;		/* of the segments it reads from and lands in */
 	/* Refused "no endpoint" by a closed server, and on its way back. */
 	bool noep;
+	struct vnet_name to;	/* where it was sent */
 };
 
 struct fz_user {
@@ -194,6 +195,10 @@ void fz_users_setup(struct fz_net *f, u32 nic);
 void fz_drive(struct fz_net *f);
 bool fz_user_idle(struct fz_net *f, u32 nic, u32 ep);
 void fz_user_gone(struct fz_net *f, u32 nic, u32 ep);
+/* fuzz_halves.c */
+bool fz_half_clean(const struct fz_user *u, u32 n);
+void fz_dirty_half(struct fz_user *u, u32 half);
+void fz_dirty(struct fz_user *u, u32 n);
 void fz_clean_halves(struct fz_net *f);
 void fz_users_rebooting(struct fz_net *f, u32 nic);
 /* NIC 0's counters when the last input ended, before it settled. */
