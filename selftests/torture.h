@@ -96,8 +96,20 @@ struct t_ledger {
  * new tag, that the other end maps again.
  */
 #define T_LIVES_PAIRS	2
+/*
+ * The smallest MTU the admin sets on NICs 3 and 4 (torture_admin.c), and
+ * more than a packet's headers take: a payload no larger than the one
+ * less the other always goes as one packet, and never comes back "too
+ * large".
+ */
+#define T_MTU_MIN	1000
+#define T_HDR_ROOM	256
+#define T_STR_(x)	#x
+#define T_STR(x)	T_STR_(x)
+
 #define T_LIVES_SEQ	(1 << 16)
 #define T_LIVES_MAX	1024	/* lives of one end in a run */
+#define T_LIVES_DETACHES	4096	/* detaches of one NIC timed */
 
 struct t_lentry {
 	uint32_t csum;
@@ -106,9 +118,14 @@ struct t_lentry {
 	uint16_t life_c;	/* client: its life that sent it */
 	uint16_t life_s;	/* client: the server's it was sent to */
 	uint16_t life_t;	/* server: its life that took it */
+	uint16_t len;		/* client: its payload's */
 	uint8_t kind;		/* T_SHORT or T_MEDIUM */
 	uint8_t delivered, replied, req_ret, req_reason, rep_ret, rep_reason;
-	uint8_t pad;
+	/* Its destination's NIC detached since that life began, on return */
+	uint8_t req_stale, rep_stale;
+	/* server: the client life was over when it took the request */
+	uint8_t orphan;
+	double taken_at;	/* server: t_now() as it took it */
 };
 
 struct t_lend {
@@ -134,6 +151,11 @@ struct t_lives {
 	 * whose NIC's count moved since its life began may be gone.
 	 */
 	uint32_t epoch[2];
+	/*
+	 * t_now() as the admin began the detach that took epoch 2n to
+	 * 2n + 1, by n, for the first T_LIVES_DETACHES; 0 if not known.
+	 */
+	double detach_at[2][T_LIVES_DETACHES];
 	struct t_lpair pair[T_LIVES_PAIRS];
 	struct t_lentry e[T_LIVES_PAIRS][T_LIVES_SEQ];
 };
@@ -269,6 +291,8 @@ int t_ledger_check(struct t_ctl *ctl);
 void t_lives_setup(struct t_ctl *ctl);
 void t_lives_run(struct t_ctl *ctl, uint64_t (*tags)[T_LIVES_MAX + 1],
 		 int side) __attribute__((noreturn));
+uint32_t t_lives_reply_len(int pair, uint32_t seq);
+bool t_lives_reason_ok(unsigned int status, uint32_t len, bool stale);
 bool t_lives_settled(struct t_ctl *ctl);
 int t_lives_check(struct t_ctl *ctl);
 

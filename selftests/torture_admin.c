@@ -163,9 +163,11 @@ static void a_attach(struct admin *a, int i)
 
 static void a_detach(struct admin *a, int i)
 {
-	uint32_t id = T_NIC_C + i;
+	uint32_t id = T_NIC_C + i, n = a->ctl->lv.epoch[i] / 2;
 	int err;
 
+	if (n < T_LIVES_DETACHES)
+		a->ctl->lv.detach_at[i][n] = t_now();
 	/* Odd while it may be under way (torture_lives.c). */
 	__atomic_fetch_add(&a->ctl->lv.epoch[i], 1, __ATOMIC_ACQ_REL);
 	err = a_ioctl(a, VNET_IOC_DETACH, &id);
@@ -315,8 +317,8 @@ static void a_link(struct admin *a)
 {
 	static const char *const cmds[] = {
 		"ip link set " T_IF_D " down && ip link set " T_IF_D " up",
-		"ip link set " T_IF_C " mtu 1000 && ip link set " T_IF_D
-		" mtu 1000",
+		"ip link set " T_IF_C " mtu " T_STR(T_MTU_MIN) " && "
+		"ip link set " T_IF_D " mtu " T_STR(T_MTU_MIN),
 		"ip link set " T_IF_C " mtu 1500 && ip link set " T_IF_D
 		" mtu 1500",
 		"ip link set " T_IF_C " mtu 9000 && ip link set " T_IF_D

@@ -15,15 +15,19 @@
  *    the client life that sent the request, a returned reply only the
  *    server life that sent it;
  *  - a message comes back "bad tag" or "no endpoint" only if its
- *    destination's NIC was detached since that life began, and after it
- *    was delivered only if the life that took it is over (which cannot
- *    tell a message that life took with its ACK lost from one a sender
- *    wrongly sent again after its ACK: the ledger, whose NICs stay,
- *    holds that one to "unreachable");
+ *    destination's NIC was detached since that life began, "too large"
+ *    only if it needs a train at the smallest MTU the admin sets; after
+ *    it was delivered, for any reason but "unreachable", only if both
+ *    hold and the life that took it is over (which cannot tell a message
+ *    that life took with its ACK lost from one a sender wrongly sent
+ *    again after its ACK: the ledger, whose NICs stay, holds that one to
+ *    "unreachable");
  *  - an endpoint is lost only to a detach of its NIC;
  *  - between two lives that both last to the end, every request is
  *    resolved exactly once, as on the ledger's NICs (torture_books.c), and
- *    every one taken answered.
+ *    every one taken answered; so is every one a server took once its
+ *    client's life was over, if that server life lasted long enough for
+ *    its reply, which can only come back, to do so.
  *
  * The admin bumps a NIC's epoch (struct t_lives) before each detach and
  * again after it: an even epoch unchanged since a life began means no
@@ -106,12 +110,6 @@ static uint32_t l_sent(struct l_proc *p, struct l_end *e)
 static bool l_same(struct vnet_name a, struct vnet_name b)
 {
 	return a.nic == b.nic && a.ep == b.ep;
-}
-
-/* The server's answer to request @seq of @pair, so its client can check. */
-static uint32_t l_reply_len(int pair, uint32_t seq)
-{
-	return (seq * 2654435761u + pair) % 2049u;
 }
 
 static uint32_t l_reply_seed(int pair, uint32_t seq)
@@ -260,6 +258,7 @@ static void l_send(struct l_proc *p, struct l_end *e)
 	d.args[3] = kind;
 	d.args[4] = len;
 	x->csum = csum;
+	x->len = (uint16_t)len;
 	x->kind = kind;
 	x->life_c = e->life;
 	x->life_s = e->mapped;
@@ -271,32 +270,6 @@ static void l_send(struct l_proc *p, struct l_end *e)
 	if (vnet_endpoint_post(&e->ep, VNET_Q_REQ_SEND, &d, p->buf, len))
 		t_violation(p->ctl, "lives: pair %d: could not post request %u",
 			    e->pair, seq);
-}
-
-/* Why a message may come back: @stale, its destination may be gone. */
-static bool l_reason_ok(unsigned int status, bool reply, bool stale)
-{
-	if (status == VNET_RET_BUSY || status == VNET_RET_UNREACHABLE ||
-	    status == VNET_RET_TOO_LARGE)
-		return true;
-	if (!stale)
-		return false;
-	/* A reply to a gone requester meets another key: "bad tag". */
-	return status == VNET_RET_BAD_TAG || status == VNET_RET_NO_ENDPOINT;
-}
-
-/*
- * Taken, yet back "bad tag" or "no endpoint": design.rst, "Receiving" --
- * a message is delivered at most once in each life of its receiver, and
- * one taken before a detach, its ACK lost, is sent again to the next
- * life, which refuses it here (its tag or key is another).  Only if the
- * life that took it is over.
- */
-static bool l_next_life(uint8_t reason, uint32_t life, uint32_t last)
-{
-	/* Or, sent again as a train, too large for the MTU set since. */
-	return (reason == VNET_RET_BAD_TAG || reason == VNET_RET_NO_ENDPOINT ||
-		reason == VNET_RET_TOO_LARGE) && life != last;
 }
 
 static void l_reply_in(struct l_proc *p, struct l_end *e,
@@ -322,7 +295,7 @@ static void l_reply_in(struct l_proc *p, struct l_end *e,
 	if (__atomic_fetch_add(&x->replied, 1, __ATOMIC_ACQ_REL))
 		t_violation(p->ctl, "lives: pair %d: request %u replied to "
 			    "twice", e->pair, seq);
-	len = l_reply_len(e->pair, seq);
+	len = t_lives_reply_len(e->pair, seq);
 	if (d->args[2] != x->csum || d->len != len || d->args[4] != len ||
 	    t_sum(payload, len) != d->args[3] ||
 	    t_fill(p->buf, len, l_reply_seed(e->pair, seq)) != d->args[3])
@@ -347,6 +320,7 @@ static void l_return_in(struct l_proc *p, struct l_end *e,
 	}
 	x = l_entry(p, e, seq);
 	x->req_reason = d->status;
+	x->req_stale = l_stale(p->ctl, e->peer->nic, x->ep_s);
 	if (x->life_c != e->life)
 		t_violation(p->ctl, "lives: pair %d: request %u of client life "
 			    "%u came back to life %u", e->pair, seq, x->life_c,
@@ -354,8 +328,7 @@ static void l_return_in(struct l_proc *p, struct l_end *e,
 	if (__atomic_fetch_add(&x->req_ret, 1, __ATOMIC_ACQ_REL))
 		t_violation(p->ctl, "lives: pair %d: request %u came back "
 			    "twice", e->pair, seq);
-	if (!l_reason_ok(d->status, false,
-			 l_stale(p->ctl, e->peer->nic, x->ep_s)))
+	if (!t_lives_reason_ok(d->status, x->len, x->req_stale))
 		t_violation(p->ctl, "lives: pair %d: request %u to server life "
 			    "%u came back %s", e->pair, seq, x->life_s,
 			    t_reason(d->status));
@@ -486,7 +459,16 @@ static void l_take(struct l_proc *p, struct l_end *e,
 		t_violation(p->ctl, "lives: pair %d: request %u taken twice",
 			    e->pair, seq);
 	x->life_t = e->life;
-	len = l_reply_len(e->pair, seq);
+	x->taken_at = t_now();
+	/*
+	 * Its client's life is over: the reply cannot reach that endpoint,
+	 * so it must come back (t_lives_check()).  Seen from here only once
+	 * that process noticed; before, nothing is known.
+	 */
+	x->orphan = !__atomic_load_n(&e->peer->alive, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&e->peer->life, __ATOMIC_ACQUIRE) !=
+		    x->life_c;
+	len = t_lives_reply_len(e->pair, seq);
 	r.flags = len ? VNET_DESC_MEDIUM : 0;
 	r.len = len;
 	r.args[0] = e->pair;
@@ -514,6 +496,7 @@ static void l_reply_back(struct l_proc *p, struct l_end *e,
 	}
 	x = l_entry(p, e, seq);
 	x->rep_reason = d->status;
+	x->rep_stale = l_stale(p->ctl, e->peer->nic, x->ep_c);
 	if (x->life_t != e->life)
 		t_violation(p->ctl, "lives: pair %d: reply %u of server life %u "
 			    "came back to life %u", e->pair, seq, x->life_t,
@@ -521,8 +504,7 @@ static void l_reply_back(struct l_proc *p, struct l_end *e,
 	if (__atomic_fetch_add(&x->rep_ret, 1, __ATOMIC_ACQ_REL))
 		t_violation(p->ctl, "lives: pair %d: reply %u came back twice",
 			    e->pair, seq);
-	if (!l_reason_ok(d->status, true,
-			 l_stale(p->ctl, e->peer->nic, x->ep_c)))
+	if (!t_lives_reason_ok(d->status, t_lives_reply_len(e->pair, seq), x->rep_stale))
 		t_violation(p->ctl, "lives: pair %d: reply %u to client life %u "
 			    "came back %s", e->pair, seq, x->life_c,
 			    t_reason(d->status));
@@ -660,141 +642,4 @@ void t_lives_run(struct t_ctl *ctl, uint64_t (*tags)[T_LIVES_MAX + 1],
 		if (p->end[i].ep.fd >= 0)
 			vnet_endpoint_close(&p->end[i].ep);
 	_exit(0);
-}
-
-/* An end's last life, if it was open to the end: 0 if not. */
-static uint32_t l_last(const struct t_lend *end)
-{
-	return __atomic_load_n(&end->alive, __ATOMIC_ACQUIRE) ?
-	       __atomic_load_n(&end->life, __ATOMIC_ACQUIRE) : 0;
-}
-
-/*
- * Drained: both clients done, both servers seen idle since, and every
- * request between the lives still open answered.
- */
-bool t_lives_settled(struct t_ctl *ctl)
-{
-	uint32_t k, s, sent;
-
-	for (k = 0; k < T_LIVES_PAIRS; k++) {
-		struct t_lpair *lp = &ctl->lv.pair[k];
-		uint32_t client = l_last(&lp->c), server = l_last(&lp->s);
-
-		if (!__atomic_load_n(&lp->done, __ATOMIC_ACQUIRE) ||
-		    !__atomic_load_n(&lp->srv_idle, __ATOMIC_ACQUIRE))
-			return false;
-		sent = __atomic_load_n(&lp->sent, __ATOMIC_ACQUIRE);
-		for (s = 0; s < sent; s++) {
-			struct t_lentry *x = &ctl->lv.e[k][s];
-
-			if (__atomic_load_n(&x->delivered, __ATOMIC_ACQUIRE) &&
-			    x->life_t == server && x->life_c == client &&
-			    !__atomic_load_n(&x->replied, __ATOMIC_ACQUIRE) &&
-			    !__atomic_load_n(&x->rep_ret, __ATOMIC_ACQUIRE))
-				return false;
-		}
-	}
-	return true;
-}
-
-/*
- * The books, once drained: at most once everywhere, exactly once where
- * both lives lasted.
- */
-int t_lives_check(struct t_ctl *ctl)
-{
-	uint64_t sent = 0, taken = 0, replied = 0, back = 0, strict = 0;
-	uint64_t open = 0, open_done = 0, refused = 0, bad = 0, again = 0;
-	uint64_t reasons[VNET_RET_NR + 1] = {}, abandoned = 0;
-
-	char line[400];
-	uint32_t k, s;
-	int len;
-
-	for (k = 0; k < T_LIVES_PAIRS; k++) {
-		struct t_lpair *lp = &ctl->lv.pair[k];
-		uint32_t client = l_last(&lp->c), server = l_last(&lp->s);
-
-		refused += lp->refused_open;
-		abandoned += lp->abandoned;
-
-		for (s = 0; s < lp->sent; s++) {
-			struct t_lentry *x = &ctl->lv.e[k][s];
-			bool lasted = x->life_c == client &&
-				      x->life_s == server;
-			bool done = x->replied || x->req_ret || x->rep_ret;
-			bool ok = true;
-
-			sent++;
-			taken += x->delivered;
-			replied += x->replied;
-			back += x->req_ret;
-			if (x->req_ret)
-				reasons[x->req_reason < VNET_RET_NR ?
-					x->req_reason : VNET_RET_NR]++;
-			strict += lasted;
-			open += !lasted;
-			open_done += !lasted && done;
-			if (x->delivered > 1 || x->replied > 1 ||
-			    x->req_ret > 1 || x->rep_ret > 1)
-				ok = false;
-			if ((x->replied || x->rep_ret) && !x->delivered)
-				ok = false;
-			if (x->req_ret && x->delivered &&
-			    x->req_reason != VNET_RET_UNREACHABLE &&
-			    !l_next_life(x->req_reason, x->life_t, server))
-				ok = false;
-			if (x->replied && x->rep_ret &&
-			    x->rep_reason != VNET_RET_UNREACHABLE &&
-			    !l_next_life(x->rep_reason, x->life_c, client))
-				ok = false;
-			again += x->req_ret && x->delivered &&
-				 x->req_reason != VNET_RET_UNREACHABLE;
-			again += x->replied && x->rep_ret &&
-				 x->rep_reason != VNET_RET_UNREACHABLE;
-			/*
-			 * Taken, it was answered: its reply arrived or came
-			 * back -- unless its client's life ended first, which
-			 * may have had the reply delivered and not read.
-			 */
-			if (lasted && (!done ||
-				       (x->delivered && !x->replied &&
-					!x->rep_ret)))
-				ok = false;
-			if (ok)
-				continue;
-			if (bad++ < 8)
-				t_say("# lives: pair %u request %u (client life "
-				      "%u, server life %u, last %u/%u): taken %u "
-				      "by %u, replied %u, returned %u (%s), reply "
-				      "returned %u (%s)", k, s, x->life_c,
-				      x->life_s, client, server, x->delivered,
-				      x->life_t, x->replied, x->req_ret,
-				      t_reason(x->req_reason), x->rep_ret,
-				      t_reason(x->rep_reason));
-		}
-		t_say("# lives: pair %u (vnet%u to vnet%u): %u client lives, %u "
-		      "server lives; %u requests", k, lp->c.nic, lp->s.nic,
-		      lp->c.life, lp->s.life, lp->sent);
-	}
-	t_say("# lives: requests: %llu sent, %llu taken, %llu replied, %llu "
-	      "returned; %llu between lives that lasted, all resolved once; "
-	      "%llu of lives that ended (%llu resolved all the same), %llu "
-	      "of them delivered and then refused by the next life; %llu "
-	      "creates refused, the NIC or quota full",
-	      (unsigned long long)sent, (unsigned long long)taken,
-	      (unsigned long long)replied, (unsigned long long)back,
-	      (unsigned long long)strict, (unsigned long long)open,
-	      (unsigned long long)open_done, (unsigned long long)again,
-	      (unsigned long long)refused);
-	len = snprintf(line, sizeof(line), "# lives: %llu left open when a "
-		       "life ended; returned", (unsigned long long)abandoned);
-	for (k = 0; k <= VNET_RET_NR && len < (int)sizeof(line); k++)
-		if (reasons[k])
-			len += snprintf(line + len, sizeof(line) - len,
-					" %s %llu", t_reason(k),
-					(unsigned long long)reasons[k]);
-	t_say("%s", line);
-	return bad ? -1 : 0;
 }

@@ -184,4 +184,42 @@ TEST_F(pair, every_event_is_reported_as_often_as_counted)
 	       self->b->events_of[VNET_FW_EV_NACK_TX]);
 }
 
+/*
+ * A reply whose requester is gone -- another endpoint at its index now,
+ * with a reply key of its own, or none -- is not delivered there, nor
+ * dropped: it comes back to its replier, with the reason.
+ */
+TEST_F(pair, a_reply_to_a_requester_gone_comes_back)
+{
+	static const u8 reasons[] = { VNET_RET_BAD_TAG, VNET_RET_NO_ENDPOINT };
+	struct vnet_desc d = sim_request(1), r = { .handler = 2 };
+	const struct vnet_desc *got;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(reasons); i++) {
+		ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		sim_net_run_for(&self->net, 1000);
+		got = sim_peek(self->b, 1, VNET_Q_REQ_RECV);
+		ASSERT_NE(NULL, got);
+		r.token = got->token;
+		sim_consume(self->b, 1, VNET_Q_REQ_RECV);
+
+		if (reasons[i] == VNET_RET_BAD_TAG)
+			self->a->ep[0].fw.reply_key ^= 1;
+		else
+			self->a->ep[0].exists = false;
+		ASSERT_EQ(0, sim_post(self->b, 1, VNET_Q_REP_SEND, &r, NULL));
+		sim_net_run_for(&self->net, 3000);
+
+		EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+		got = sim_peek(self->b, 1, VNET_Q_REP_RECV);
+		ASSERT_NE(NULL, got);
+		EXPECT_TRUE(got->flags & VNET_DESC_RETURNED);
+		EXPECT_TRUE(got->flags & VNET_DESC_REPLY);
+		EXPECT_EQ(reasons[i], got->status);
+		sim_consume(self->b, 1, VNET_Q_REP_RECV);
+		EXPECT_EQ(i + 1, self->b->events_of[VNET_FW_EV_RETURNED]);
+	}
+}
+
 TEST_HARNESS_MAIN
