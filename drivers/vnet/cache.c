@@ -292,15 +292,15 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
 }
 
 /*
- * Take @ep out of frame @f.  First user space loses its mapping and the
- * firmware stops sending from it and delivering into it; then, by the
- * flush rule, we wait until every message it has on the wire is ACKed, has
- * the NACK of its latest transmission, or has been returned (the return
- * can still write into the frame meanwhile); only then does the firmware
- * let go of the frame.  Late or duplicate ACKs and NACKs after that match
- * no channel state of this endpoint's.  An endpoint with nothing on the
- * wire, the common case, costs one hold of fw_lock, not two: waiting for
- * the firmware's turn to end is most of what an eviction costs.
+ * Take @ep out of frame @f.  First the firmware stops sending from it, user
+ * space loses its mapping, and nothing more is delivered into it; then, by
+ * the flush rule, we wait until every message it has on the wire is ACKed,
+ * has the NACK of its latest transmission, or has been returned (the
+ * return can still write into the frame meanwhile); only then does the
+ * firmware let go of the frame.  Late or duplicate ACKs and NACKs after
+ * that match no channel state of this endpoint's.  An endpoint with
+ * nothing on the wire, the common case, costs one hold of fw_lock, not
+ * two: each hold waits for the firmware's turn to end.
  *
  * The wait can be long when a peer is slow.  An eviction gives up, putting
  * the endpoint back as it was (its frame was not touched), when the thread
@@ -323,16 +323,15 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 	up_write(&ep->map_sem);
 
 	mutex_lock(&nic->fw_lock);
-	ep->fw.moving = true;
 	unresolved = ep->fw.unresolved;
 	/* Nothing on the wire: let go of the frame in the same hold. */
 	if (vnet_ep_flushed(ep)) {
 		WRITE_ONCE(ep->fw.frame, NULL);
-		ep->fw.moving = false;
 		mutex_unlock(&nic->fw_lock);
 		trace_vnet_flush(ep, f, unresolved, ktime_get_ns() - start, 0);
 		return 0;
 	}
+	ep->fw.moving = true;
 	mutex_unlock(&nic->fw_lock);
 
 	/* Polled too: a NIC going away cannot wake all it forgot. */
