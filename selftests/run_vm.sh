@@ -12,6 +12,8 @@
 #   VNET_SKIP  test programs not to run (VNET_SKIP_WHY says why)
 #   VNET_TORTURE_SECONDS  how long the ABI torture runs (30 s here)
 #   VNET_TORTURE_SEED     replays a torture run by its printed seed
+#   VNET_HANG_S  a test still running this long (600 s) is reported: what
+#                its processes and every blocked task are waiting in
 
 here=$(cd "$(dirname "$0")" && pwd)
 ko=${VNET_KO:-$here/../vnet.ko}
@@ -94,8 +96,45 @@ run_timed() {
 		;;
 	esac
 	t0=$(date +%s)
-	"$here/$1" || failed=1
+	"$here/$1" &
+	pid=$!
+	hang_watch "$pid" "$1" &
+	watch=$!
+	wait "$pid" || failed=1
+	kill "$watch" 2>/dev/null
+	wait "$watch" 2>/dev/null
 	echo "# $1: $(($(date +%s) - t0)) s"
+}
+
+# A test that hangs in the kernel outlives its own timeout, and the VM's
+# timeout then kills everything that would say where: say it first.  The
+# waits vnet may make in close, exit or detach are killable or bounded,
+# so one of them here is a bug; blocked tasks come with their stacks
+# (sysrq w), and so does every process of the test.
+hang_kids() {
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		hang_kids "$c"
+	done
+}
+
+hang_watch() {
+	waited=0
+	while [ "$waited" -lt "${VNET_HANG_S:-600}" ]; do
+		sleep 5
+		waited=$((waited + 5))
+		kill -0 "$1" 2>/dev/null || return 0
+	done
+	echo "# $2: still running after $waited s; its processes and" \
+	     "blocked tasks:"
+	ps -eo pid,ppid,stat,wchan:32,comm | awk '$1 != 2 && $2 != 2' |
+		sed 's/^/# /'
+	for p in "$1" $(hang_kids "$1"); do
+		echo "# stack of $p ($(cat "/proc/$p/comm" 2>/dev/null)):"
+		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
+	done
+	echo w > /proc/sysrq-trigger
+	dmesg | tail -n 200 | sed 's/^/# /'
 }
 
 for t in ioctl_test paging_test lifetime_test wire_test user_test priv_test \
