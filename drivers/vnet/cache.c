@@ -292,15 +292,13 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
 }
 
 /*
- * Take @ep out of frame @f.  First the firmware stops sending from it, user
- * space loses its mapping, and nothing more is delivered into it; then, by
- * the flush rule, we wait until every message it has on the wire is ACKed,
- * has the NACK of its latest transmission, or has been returned (the
- * return can still write into the frame meanwhile); only then does the
- * firmware let go of the frame.  Late or duplicate ACKs and NACKs after
- * that match no channel state of this endpoint's.  An endpoint with
- * nothing on the wire, the common case, costs one hold of fw_lock, not
- * two: each hold waits for the firmware's turn to end.
+ * Take @ep out of frame @f.  First the firmware stops sending from it and
+ * delivering into it, and user space loses its mapping; then, by the flush
+ * rule, we wait until every message it has on the wire is ACKed, has the
+ * NACK of its latest transmission, or has been returned (the return can
+ * still write into the frame meanwhile); only then does the firmware let
+ * go of the frame.  Late or duplicate ACKs and NACKs after that match no
+ * channel state of this endpoint's.
  *
  * The wait can be long when a peer is slow.  An eviction gives up, putting
  * the endpoint back as it was (its frame was not touched), when the thread
@@ -317,22 +315,14 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 	u32 unresolved;
 
 	WRITE_ONCE(nic->fw_frame_owner[f], NULL);
-	/* User space first: the firmware's turn may go on meanwhile. */
+	mutex_lock(&nic->fw_lock);
+	ep->fw.moving = true;
+	unresolved = ep->fw.unresolved;
+	mutex_unlock(&nic->fw_lock);
+
 	down_write(&ep->map_sem);
 	unmap_mapping_range(ep->mapping, ep->frame_off, VNET_FRAME_SIZE, 1);
 	up_write(&ep->map_sem);
-
-	mutex_lock(&nic->fw_lock);
-	unresolved = ep->fw.unresolved;
-	/* Nothing on the wire: let go of the frame in the same hold. */
-	if (vnet_ep_flushed(ep)) {
-		WRITE_ONCE(ep->fw.frame, NULL);
-		mutex_unlock(&nic->fw_lock);
-		trace_vnet_flush(ep, f, unresolved, ktime_get_ns() - start, 0);
-		return 0;
-	}
-	ep->fw.moving = true;
-	mutex_unlock(&nic->fw_lock);
 
 	/* Polled too: a NIC going away cannot wake all it forgot. */
 	while (!vnet_ep_flushed(ep)) {
