@@ -504,7 +504,8 @@ static void l_reply_back(struct l_proc *p, struct l_end *e,
 	if (__atomic_fetch_add(&x->rep_ret, 1, __ATOMIC_ACQ_REL))
 		t_violation(p->ctl, "lives: pair %d: reply %u came back twice",
 			    e->pair, seq);
-	if (!t_lives_reason_ok(d->status, t_lives_reply_len(e->pair, seq), x->rep_stale))
+	if (!t_lives_reason_ok(d->status, t_lives_reply_len(e->pair, seq),
+			       x->rep_stale))
 		t_violation(p->ctl, "lives: pair %d: reply %u to client life %u "
 			    "came back %s", e->pair, seq, x->life_c,
 			    t_reason(d->status));

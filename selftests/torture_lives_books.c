@@ -124,7 +124,6 @@ int t_lives_check(struct t_ctl *ctl)
 	uint64_t open = 0, open_done = 0, refused = 0, bad = 0, again = 0;
 	uint64_t reasons[VNET_RET_NR + 1] = {}, abandoned = 0, orphans = 0;
 	uint64_t lasting_orphans = 0;
-
 	char line[400];
 	uint32_t k, s;
 	int len;
@@ -141,6 +140,11 @@ int t_lives_check(struct t_ctl *ctl)
 			bool lasted = x->life_c == client &&
 				      x->life_s == server;
 			bool done = x->replied || x->req_ret || x->rep_ret;
+			/* Taken, then back for more than silence. */
+			bool req_again = x->req_ret && x->delivered &&
+				x->req_reason != VNET_RET_UNREACHABLE;
+			bool rep_again = x->replied && x->rep_ret &&
+				x->rep_reason != VNET_RET_UNREACHABLE;
 			bool ok = true, owed;
 
 			sent++;
@@ -158,20 +162,16 @@ int t_lives_check(struct t_ctl *ctl)
 				ok = false;
 			if ((x->replied || x->rep_ret) && !x->delivered)
 				ok = false;
-			if (x->req_ret && x->delivered &&
-			    x->req_reason != VNET_RET_UNREACHABLE &&
+			if (req_again &&
 			    !l_next_life(x->req_reason, x->req_stale, x->len,
 					 x->life_t, server))
 				ok = false;
-			if (x->replied && x->rep_ret &&
-			    x->rep_reason != VNET_RET_UNREACHABLE &&
+			if (rep_again &&
 			    !l_next_life(x->rep_reason, x->rep_stale,
-					 t_lives_reply_len(k, s), x->life_c, client))
+					 t_lives_reply_len(k, s), x->life_c,
+					 client))
 				ok = false;
-			again += x->req_ret && x->delivered &&
-				 x->req_reason != VNET_RET_UNREACHABLE;
-			again += x->replied && x->rep_ret &&
-				 x->rep_reason != VNET_RET_UNREACHABLE;
+			again += req_again + rep_again;
 			/*
 			 * Between lasting lives, taken, it was answered: its
 			 * reply arrived or came back.  So was one a lasting
@@ -181,13 +181,14 @@ int t_lives_check(struct t_ctl *ctl)
 			 */
 			if (lasted && !done)
 				ok = false;
-			owed = x->delivered && x->orphan &&
+			/* Set only as it was taken. */
+			owed = x->orphan &&
 			       l_lasted_past(ctl, lp, x->life_t, server,
 					     x->taken_at);
 			if (x->delivered && !x->replied && !x->rep_ret &&
 			    (lasted || owed))
 				ok = false;
-			orphans += x->delivered && x->orphan;
+			orphans += x->orphan;
 			lasting_orphans += owed;
 			if (ok)
 				continue;
@@ -211,8 +212,7 @@ int t_lives_check(struct t_ctl *ctl)
 	      "of them delivered and then returned by a later life; %llu "
 	      "taken after their client's life ended, %llu of them by a "
 	      "server life that lasted long after, each reply back; %llu "
-	      "creates "
-	      "refused, the NIC or quota full",
+	      "creates refused, the NIC or quota full",
 	      (unsigned long long)sent, (unsigned long long)taken,
 	      (unsigned long long)replied, (unsigned long long)back,
 	      (unsigned long long)strict, (unsigned long long)open,
