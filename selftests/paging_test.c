@@ -952,16 +952,18 @@ static bool tick_clock(char *name, size_t len)
 
 /*
  * Where the faults' time goes: every fault-in is traced, and the parts
- * the counters split it into (waiting for the victim's flush, copying it
- * out, copying the newcomer in) add up to no more than the whole.
+ * the counters split it into (taking the victim out of its frame, copying
+ * it out, copying the newcomer in) add up to no more than the whole, as
+ * do the parts of the first (fencing the firmware off the victim, zapping
+ * its owner's mapping) to no more than it.
  */
 TEST(fault_times_add_up)
 {
 	static const char * const counters[] = {
 		"faults", "evictions", "fault_ns", "flush_ns", "unload_ns",
-		"load_ns",
+		"load_ns", "fence_ns", "zap_ns",
 	};
-	long long before[6], after[6], frames = vnet_nic_attr("frames");
+	long long before[8], after[8], frames = vnet_nic_attr("frames");
 	struct vnet_endpoint ep[2 * 64];
 	char clock[64];
 	bool traced;
@@ -978,24 +980,29 @@ TEST(fault_times_add_up)
 	else
 		TH_LOG("no vnet tracepoints in tracefs: counting only");
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 8; i++) {
 		before[i] = vnet_nic_attr(counters[i]);
+		ASSERT_LE(0, before[i]) TH_LOG("no %s", counters[i]);
+	}
 	for (i = 0; i < 2 * frames; i++)
 		ASSERT_EQ(0, vnet_endpoint_open(&ep[i], 0));
 	for (round = 0; round < 3; round++)
 		for (i = 0; i < 2 * frames; i++)
 			vnet_touch(&ep[i]);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 8; i++)
 		after[i] = vnet_nic_attr(counters[i]) - before[i];
 	for (i = 0; i < 2 * frames; i++)
 		vnet_endpoint_close(&ep[i]);
 
-	TH_LOG("%lld faults, %lld evictions: %lld us in all, flush %lld, unload %lld, load %lld",
-	       after[0], after[1], after[2] / 1000, after[3] / 1000,
-	       after[4] / 1000, after[5] / 1000);
+	TH_LOG("%lld faults, %lld evictions: %lld us in all, flush %lld",
+	       after[0], after[1], after[2] / 1000, after[3] / 1000);
+	TH_LOG("(fence %lld, zap %lld), unload %lld, load %lld",
+	       after[6] / 1000, after[7] / 1000, after[4] / 1000,
+	       after[5] / 1000);
 	EXPECT_LE(2 * frames, after[0]);
 	EXPECT_LT(0, after[1]);
 	EXPECT_LE(after[3] + after[4] + after[5], after[2]);
+	EXPECT_LE(after[6] + after[7], after[3]);
 	if (traced) {
 		vnet_write_str(TRACEFS "/events/vnet/vnet_fault/enable", "0");
 		events = count_trace("vnet_fault:");
@@ -1006,6 +1013,9 @@ TEST(fault_times_add_up)
 		     clock);
 	EXPECT_LT(0, after[4]);
 	EXPECT_LT(0, after[5]);
+	/* Every eviction takes fw_lock twice, and zaps. */
+	EXPECT_LT(0, after[6]);
+	EXPECT_LT(0, after[7]);
 }
 
 /* Until the NIC's faults and served loads stop changing, 2 s at most. */

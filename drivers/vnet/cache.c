@@ -306,23 +306,32 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
  * was for is being closed (-ENODEV): a fault worker gets no signals, and
  * the newcomer's close waits for this load.  A closing @ep (no newcomer)
  * has been forgotten by the firmware and waits for nothing on the wire.
+ *
+ * What fencing the firmware off (each hold of fw_lock waits for the
+ * firmware to let go of it) and the zap took goes into @t: the two are
+ * most of what an eviction of an endpoint with nothing on the wire costs.
  */
 static int vnet_cache_detach(struct vnet_ep *ep, int f,
-			     struct vnet_ep *newcomer)
+			     struct vnet_ep *newcomer,
+			     struct vnet_fault_times *t)
 {
 	struct vnet_nic *nic = ep->nic;
-	u64 start = ktime_get_ns();
+	u64 start = ktime_get_ns(), fenced, zapped, asked;
 	u32 unresolved;
 
 	WRITE_ONCE(nic->fw_frame_owner[f], NULL);
 	mutex_lock(&nic->fw_lock);
+	fenced = ktime_get_ns();
 	ep->fw.moving = true;
 	unresolved = ep->fw.unresolved;
 	mutex_unlock(&nic->fw_lock);
 
+	zapped = ktime_get_ns();
 	down_write(&ep->map_sem);
 	unmap_mapping_range(ep->mapping, ep->frame_off, VNET_FRAME_SIZE, 1);
 	up_write(&ep->map_sem);
+	t->fence_ns = fenced - start;
+	t->zap_ns = ktime_get_ns() - zapped;
 
 	/* Polled too: a NIC going away cannot wake all it forgot. */
 	while (!vnet_ep_flushed(ep)) {
@@ -355,7 +364,9 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 		return ret;
 	}
 
+	asked = ktime_get_ns();
 	mutex_lock(&nic->fw_lock);
+	t->fence_ns += ktime_get_ns() - asked;
 	WRITE_ONCE(ep->fw.frame, NULL);
 	ep->fw.moving = false;
 	mutex_unlock(&nic->fw_lock);
@@ -370,7 +381,7 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f,
 	u64 start = ktime_get_ns();
 	int err;
 
-	err = vnet_cache_detach(victim, f, newcomer);
+	err = vnet_cache_detach(victim, f, newcomer, t);
 	if (err)
 		return err;
 	t->flush_ns = ktime_get_ns() - start;
@@ -605,6 +616,8 @@ int vnet_ep_fault_in(struct vnet_ep *ep)
 	nic->faults++;
 	nic->fault_ns += ktime_get_ns() - start;
 	nic->flush_ns += t.flush_ns;
+	nic->fence_ns += t.fence_ns;
+	nic->zap_ns += t.zap_ns;
 	nic->unload_ns += t.unload_ns;
 	nic->load_ns += t.load_ns;
 	if (victim) {
@@ -652,6 +665,7 @@ void vnet_ep_fault_work(struct work_struct *work)
  */
 void vnet_ep_evict_for_close(struct vnet_ep *ep)
 {
+	struct vnet_fault_times t = { .victim = -1 };
 	struct vnet_nic *nic = ep->nic;
 	int f;
 
@@ -671,7 +685,7 @@ void vnet_ep_evict_for_close(struct vnet_ep *ep)
 	vnet_ep_set_state(ep, VNET_EP_UNLOADING, f);
 	spin_unlock(&nic->lock);
 
-	vnet_cache_detach(ep, f, NULL);
+	vnet_cache_detach(ep, f, NULL, &t);
 	vnet_cache_delay(nic);
 
 	spin_lock(&nic->lock);

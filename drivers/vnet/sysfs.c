@@ -120,6 +120,8 @@ static struct dev_ext_attribute vnet_nic_counters[] = {
 	VNET_NIC_COUNTER(wake_late_ns, wake_late_ns),
 	VNET_NIC_COUNTER(fault_avg_ns, rp.fault_ns),
 	VNET_NIC_COUNTER(flush_ns, flush_ns),
+	VNET_NIC_COUNTER(fence_ns, fence_ns),
+	VNET_NIC_COUNTER(zap_ns, zap_ns),
 	VNET_NIC_COUNTER(unload_ns, unload_ns),
 	VNET_NIC_COUNTER(load_ns, load_ns),
 	VNET_NIC_COUNTER(evicted_unserved, evicted_unserved),

@@ -33,6 +33,8 @@ TRACE_EVENT(vnet_fault,
 			     __field(bool, victim_served)
 			     __field(u64, wait_ns)
 			     __field(u64, flush_ns)
+			     __field(u64, fence_ns)
+			     __field(u64, zap_ns)
 			     __field(u64, unload_ns)
 			     __field(u64, load_ns)),
 	    TP_fast_assign(__entry->nic = ep->nic->id;
@@ -42,14 +44,16 @@ TRACE_EVENT(vnet_fault,
 			   __entry->victim_served = t->victim_served;
 			   __entry->wait_ns = t->wait_ns;
 			   __entry->flush_ns = t->flush_ns;
+			   __entry->fence_ns = t->fence_ns;
+			   __entry->zap_ns = t->zap_ns;
 			   __entry->unload_ns = t->unload_ns;
 			   __entry->load_ns = t->load_ns;),
-	    TP_printk("vnet%u ep %u frame %d victim %d%s wait %llu flush %llu unload %llu load %llu ns",
+	    TP_printk("vnet%u ep %u frame %d victim %d%s wait %llu flush %llu (fence %llu zap %llu) unload %llu load %llu ns",
 		      __entry->nic, __entry->ep, __entry->frame,
 		      __entry->victim,
 		      __entry->victim_served ? " (served)" : "",
-		      __entry->wait_ns, __entry->flush_ns, __entry->unload_ns,
-		      __entry->load_ns)
+		      __entry->wait_ns, __entry->flush_ns, __entry->fence_ns,
+		      __entry->zap_ns, __entry->unload_ns, __entry->load_ns)
 );
 
 TRACE_DEFINE_ENUM(VNET_WAIT_TURN);

@@ -104,6 +104,8 @@ struct vnet_nic {
 	u64 wait_ns[VNET_WAIT_NR];	/* frame_wait_ns by why */
 	u64 wake_late_ns;		/* woken past the time it asked for */
 	u64 flush_ns;
+	u64 fence_ns;
+	u64 zap_ns;
 	u64 unload_ns;
 	u64 load_ns;
 	u64 evicted_unserved;		/* victims that aged, never served */
@@ -193,7 +195,10 @@ struct vnet_fault_times {
 	int victim;			/* its index, or -1 for a free frame */
 	bool victim_served;
 	u64 wait_ns;			/* for a frame to claim */
-	u64 flush_ns;			/* for the victim's messages on the wire */
+	u64 flush_ns;			/* taking the victim out of its frame: */
+	u64 fence_ns;			/*   the firmware to let go of fw_lock */
+	u64 zap_ns;			/*   its owner's mapping */
+					/*   (the rest: its messages on the wire) */
 	u64 unload_ns;			/* copying the victim out */
 	u64 load_ns;			/* copying the endpoint in */
 };

@@ -19,10 +19,17 @@
 #define NS_TO_US	1e-3
 
 const struct vnetctl_col vnetctl_cols[] = {
-	/* Claiming a frame to the endpoint running: the sum of the next 3. */
+	/* Claiming a frame to the endpoint running: FLUSH, UNLOAD and LOAD. */
 	{ "FAULT_US", "mean_fault_us", "fault_ns", "faults", NS_TO_US },
-	/* Waiting for the victim's messages on the wire to be resolved. */
+	/*
+	 * Taking the victim out of its frame: the next 2, then waiting for
+	 * its messages on the wire to be resolved.
+	 */
 	{ "FLUSH_US", "mean_flush_us", "flush_ns", "faults", NS_TO_US },
+	/* For the firmware to let go of fw_lock, to fence it off the victim. */
+	{ "FENCE_US", "mean_fence_us", "fence_ns", "faults", NS_TO_US },
+	/* Removing the victim's mapping from its owner. */
+	{ "ZAP_US", "mean_zap_us", "zap_ns", "faults", NS_TO_US },
 	/* Copying the victim out of its frame. */
 	{ "UNLOAD_US", "mean_unload_us", "unload_ns", "faults", NS_TO_US },
 	/* Copying the endpoint in, and waking its waiters. */
