@@ -292,6 +292,43 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
 }
 
 /*
+ * The firmware's side of a move, run between its turns (fw_call.c).  From
+ * the fence on it sends nothing from the endpoint and delivers nothing
+ * into it; the release takes the frame from it, the unfence gives the
+ * endpoint back as it was.
+ */
+struct vnet_cache_fence {
+	struct vnet_ep *ep;
+	u32 unresolved;		/* its messages on the wire at the fence */
+};
+
+static void vnet_cache_fence(struct vnet_nic *nic, void *arg)
+{
+	struct vnet_cache_fence *fence = arg;
+
+	lockdep_assert_held(&nic->fw_lock);
+	fence->ep->fw.moving = true;
+	fence->unresolved = fence->ep->fw.unresolved;
+}
+
+static void vnet_cache_unfence(struct vnet_nic *nic, void *arg)
+{
+	struct vnet_cache_fence *fence = arg;
+
+	lockdep_assert_held(&nic->fw_lock);
+	fence->ep->fw.moving = false;
+}
+
+static void vnet_cache_release(struct vnet_nic *nic, void *arg)
+{
+	struct vnet_cache_fence *fence = arg;
+
+	lockdep_assert_held(&nic->fw_lock);
+	WRITE_ONCE(fence->ep->fw.frame, NULL);
+	fence->ep->fw.moving = false;
+}
+
+/*
  * Take @ep out of frame @f.  First the firmware stops sending from it and
  * delivering into it, and user space loses its mapping; then, by the flush
  * rule, we wait until every message it has on the wire is ACKed, has the
@@ -307,24 +344,24 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
  * the newcomer's close waits for this load.  A closing @ep (no newcomer)
  * has been forgotten by the firmware and waits for nothing on the wire.
  *
- * What fencing the firmware off (each hold of fw_lock waits for the
- * firmware to let go of it) and the zap took goes into @t: the two are
- * most of what an eviction of an endpoint with nothing on the wire costs.
+ * What fencing the firmware off (each of the two commands waits for the
+ * firmware's turn in progress to end) and the zap took goes into @t: the
+ * two are most of what an eviction of an endpoint with nothing on the
+ * wire costs.
  */
 static int vnet_cache_detach(struct vnet_ep *ep, int f,
 			     struct vnet_ep *newcomer,
 			     struct vnet_fault_times *t)
 {
+	struct vnet_cache_fence fence = { .ep = ep };
 	struct vnet_nic *nic = ep->nic;
 	u64 start = ktime_get_ns(), fenced, zapped, asked;
 	u32 unresolved;
 
 	WRITE_ONCE(nic->fw_frame_owner[f], NULL);
-	mutex_lock(&nic->fw_lock);
+	vnet_fw_call(nic, vnet_cache_fence, &fence);
 	fenced = ktime_get_ns();
-	ep->fw.moving = true;
-	unresolved = ep->fw.unresolved;
-	mutex_unlock(&nic->fw_lock);
+	unresolved = fence.unresolved;
 
 	zapped = ktime_get_ns();
 	down_write(&ep->map_sem);
@@ -348,9 +385,7 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 						  HZ / 10);
 		if (ret >= 0 && !READ_ONCE(newcomer->dead))
 			continue;
-		mutex_lock(&nic->fw_lock);
-		ep->fw.moving = false;
-		mutex_unlock(&nic->fw_lock);
+		vnet_fw_call(nic, vnet_cache_unfence, &fence);
 		/* Back in the frame table, as vnet_cache_load() publishes. */
 		smp_store_release(&nic->fw_frame_owner[f], &ep->fw);
 		/*
@@ -365,11 +400,8 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 	}
 
 	asked = ktime_get_ns();
-	mutex_lock(&nic->fw_lock);
+	vnet_fw_call(nic, vnet_cache_release, &fence);
 	t->fence_ns += ktime_get_ns() - asked;
-	WRITE_ONCE(ep->fw.frame, NULL);
-	ep->fw.moving = false;
-	mutex_unlock(&nic->fw_lock);
 	trace_vnet_flush(ep, f, unresolved, ktime_get_ns() - start, 0);
 	return 0;
 }

@@ -83,10 +83,11 @@ u64 vnet_card_now(void)
 }
 
 /*
- * Between two endpoints' turns in a round: whoever waits for fw_lock (a
- * close, a tag or route change) waits for a few turns, not for the round,
- * and the thread can be preempted.  Not at every turn: each hand-over
- * costs the firmware, and any user can take fw_lock (EP_STAT).
+ * Between two endpoints' turns in a round: the host's commands run at
+ * every one (fw_call.c); whoever waits for fw_lock itself (a close, a tag
+ * or route change) waits for a few turns, not for the round, and the
+ * thread can be preempted.  The lock is not let go at every turn: each
+ * hand-over costs the firmware, and any user can take fw_lock (EP_STAT).
  */
 static u64 vnet_card_pause(void *ctx)
 {
@@ -94,6 +95,7 @@ static u64 vnet_card_pause(void *ctx)
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&nic->fw_lock);
+	vnet_fw_run_calls(nic);
 	if (now - nic->fw_locked_at < VNET_FW_HOLD_NS && !need_resched())
 		return div_u64(now, NSEC_PER_USEC);
 	mutex_unlock(&nic->fw_lock);
@@ -142,9 +144,9 @@ void vnet_card_doorbell(struct vnet_nic *nic)
 
 /*
  * One round: packets that arrived, then the resident endpoints' queues.
- * fw_lock is held for a batch of packets or one endpoint's turn at a time
- * (vnet_card_pause()), so a host fencing the firmware off an endpoint or
- * changing a tag waits for no more than that, and the thread can be
+ * The host's commands run between two packets and between two turns, and
+ * fw_lock is let go of between batches of them (vnet_card_pause()), so a
+ * host changing a tag waits for no more than that, and the thread can be
  * preempted in between.
  */
 static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
@@ -155,6 +157,7 @@ static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 
 	mutex_lock(&nic->fw_lock);
 	while (received < VNET_RX_BATCH && (skb = skb_dequeue(&nic->rxq))) {
+		vnet_fw_run_calls(nic);
 		if (!skb_linearize(skb))
 			vnet_fw_receive(&nic->fw, skb->data, skb->len,
 					eth_hdr(skb)->h_source,
@@ -167,7 +170,9 @@ static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 
 	mutex_lock(&nic->fw_lock);
 	nic->fw_locked_at = ktime_get_ns();
+	vnet_fw_run_calls(nic);
 	round = vnet_fw_poll(&nic->fw, vnet_card_now());
+	vnet_fw_run_calls(nic);
 	mutex_unlock(&nic->fw_lock);
 	round.messages += received;
 	return round;
@@ -178,6 +183,7 @@ static bool vnet_card_arm(struct vnet_nic *nic)
 	bool work;
 
 	mutex_lock(&nic->fw_lock);
+	vnet_fw_run_calls(nic);
 	work = vnet_fw_arm_wakeup(&nic->fw);
 	mutex_unlock(&nic->fw_lock);
 	return work;
@@ -321,6 +327,7 @@ int vnet_card_init(struct vnet_nic *nic)
 	init_waitqueue_head(&nic->fw_wq);
 	skb_queue_head_init(&nic->rxq);
 	mutex_init(&nic->fw_lock);
+	init_llist_head(&nic->fw_calls);
 	nic->fw.ops = &vnet_card_fw_ops;
 	nic->fw.ctx = nic;
 	nic->fw.nic_id = nic->id;

@@ -9,6 +9,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/rwsem.h>
@@ -118,12 +119,14 @@ struct vnet_nic {
 	/*
 	 * @fw_lock is held by the firmware thread for a batch of received
 	 * packets, then for endpoints' turns, let go of every 50 us or so
-	 * (vnet_card_pause()).  The host takes it after hiding an endpoint
-	 * from the firmware, to know the firmware no longer touches it.
-	 * Endpoint translations and tags change under it too.
+	 * (vnet_card_pause()).  A move fences the firmware off an endpoint
+	 * with a command the firmware runs under it between two turns
+	 * (@fw_calls, fw_call.c).  Endpoint translations and tags change
+	 * under it too.
 	 */
 	struct mutex fw_lock;
 	u64 fw_locked_at;		/* ns: when the firmware thread took it */
+	struct llist_head fw_calls;	/* commands for the firmware (fw_call.c) */
 	struct vnet_fw_ep **fw_frame_owner;	/* [nframes] */
 	struct vnet_fw_nic fw;
 	struct task_struct *fw_thread;
@@ -232,6 +235,11 @@ void vnet_card_stop(struct vnet_nic *nic);
 void vnet_card_free(struct vnet_nic *nic);
 void vnet_card_doorbell(struct vnet_nic *nic);
 u64 vnet_card_now(void);
+
+/* fw_call.c */
+typedef void (*vnet_fw_call_fn)(struct vnet_nic *nic, void *arg);
+void vnet_fw_call(struct vnet_nic *nic, vnet_fw_call_fn fn, void *arg);
+void vnet_fw_run_calls(struct vnet_nic *nic);
 
 /* link.c */
 int vnet_link_start(struct vnet_nic *nic, struct net_device *dev);

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Commands to the card: the host asks the firmware to run a short step
+ * under fw_lock between two endpoints' turns, as a host would post a
+ * command to a real NIC, rather than take fw_lock from the firmware.
+ *
+ * Taking the lock from a busy firmware thread on another CPU means
+ * waiting for it to let go (it does so between turns only after holding
+ * the lock a while, vnet_card_pause()) and then winning the hand-over:
+ * that was 42 to 45% of what a fault-in cost (design.rst, "The flush,
+ * split").  The firmware looks for commands at every turn boundary, so a
+ * command waits for the turn in progress only.
+ *
+ * A command is run exactly once, under fw_lock, by whoever holds the lock
+ * next at a point where the firmware touches no endpoint: the firmware
+ * thread at a turn boundary, or the poster itself when the lock is free,
+ * when the firmware does not get to it within VNET_FW_CALL_SPIN_NS (a
+ * long turn, the firmware asleep, another holder), or when the firmware
+ * has stopped.  The poster waits no longer than it would for the lock.
+ */
+#include <linux/ktime.h>
+#include <linux/cpumask.h>
+#include <linux/llist.h>
+#include <linux/sched.h>
+
+#include "vnet.h"
+
+/* About the longest the firmware holds fw_lock before it lets go anyway. */
+#define VNET_FW_CALL_SPIN_NS	(50 * NSEC_PER_USEC)
+
+struct vnet_fw_call {
+	struct llist_node node;
+	vnet_fw_call_fn fn;
+	void *arg;
+	int done;
+};
+
+/* Run every command posted so far, in the order posted. */
+void vnet_fw_run_calls(struct vnet_nic *nic)
+{
+	struct vnet_fw_call *call, *next;
+	struct llist_node *calls;
+
+	lockdep_assert_held(&nic->fw_lock);
+	/* Looked at between every two turns: no atomic when there is none. */
+	if (llist_empty(&nic->fw_calls))
+		return;
+	calls = llist_del_all(&nic->fw_calls);
+	llist_for_each_entry_safe(call, next, llist_reverse_order(calls),
+				  node) {
+		call->fn(nic, call->arg);
+		/*
+		 * Publishes what fn wrote to the poster, whose stack frame may
+		 * be gone once it sees this store.
+		 */
+		smp_store_release(&call->done, 1);
+	}
+}
+
+/*
+ * Run @fn(@nic, @arg) under fw_lock, at the firmware's next turn boundary,
+ * and return once it has run.  @fn must not sleep.
+ */
+void vnet_fw_call(struct vnet_nic *nic, vnet_fw_call_fn fn, void *arg)
+{
+	struct vnet_fw_call call = { .fn = fn, .arg = arg };
+	u64 give_up;
+
+	if (mutex_trylock(&nic->fw_lock)) {
+		vnet_fw_run_calls(nic);
+		fn(nic, arg);
+		mutex_unlock(&nic->fw_lock);
+		return;
+	}
+
+	llist_add(&call.node, &nic->fw_calls);
+	/* An asleep firmware looks at its commands when it wakes. */
+	vnet_card_doorbell(nic);
+	give_up = ktime_get_ns() + VNET_FW_CALL_SPIN_NS;
+	/* Pairs with the runner's release: what the command read is ours. */
+	while (!smp_load_acquire(&call.done)) {
+		/* With one CPU the holder cannot let go while we spin. */
+		if (num_online_cpus() == 1 || need_resched() ||
+		    ktime_get_ns() > give_up || READ_ONCE(nic->fw_stopped)) {
+			/*
+			 * Whoever took the command off the list ran it and
+			 * marked it done before letting go of the lock.
+			 */
+			mutex_lock(&nic->fw_lock);
+			vnet_fw_run_calls(nic);
+			mutex_unlock(&nic->fw_lock);
+			/* Ordered by the lock; the acquire only for the check. */
+			WARN_ON_ONCE(!smp_load_acquire(&call.done));
+			return;
+		}
+		cpu_relax();
+	}
+}
