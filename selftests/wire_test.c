@@ -198,7 +198,26 @@ struct pairs {
 	uint32_t n;
 	bool resend_busy;
 	int returned, busy, bad;
+	int why[VNET_RET_NR + 1];	/* what came back, by its reason */
 };
+
+static void pairs_count_returned(struct pairs *p, const struct vnet_desc *d)
+{
+	p->returned++;
+	p->why[d->status < VNET_RET_NR ? d->status : VNET_RET_NR]++;
+}
+
+/* Why messages came back, when any did: a failure says which rule gave. */
+static void pairs_log_returned(struct __test_metadata *_metadata,
+			       const struct pairs *p, const char *name)
+{
+	int r;
+
+	for (r = 0; r <= VNET_RET_NR; r++)
+		if (p->why[r])
+			TH_LOG("%s: %d returned with reason %d", name,
+			       p->why[r], r);
+}
 
 static void serve_one(struct pairs *p, int i)
 {
@@ -214,7 +233,7 @@ static void serve_one(struct pairs *p, int i)
 			if (p->resend_busy && d->status == VNET_RET_BUSY)
 				p->busy++;
 			else
-				p->returned++;
+				pairs_count_returned(p, d);
 			p->done[c]++;
 			p->inflight[c]--;
 		}
@@ -266,7 +285,7 @@ static void client_one(struct pairs *p, int i)
 				p->redo[i * p->n + p->nredo[i]++] = k;
 				p->busy++;
 			} else {
-				p->returned++;
+				pairs_count_returned(p, d);
 				p->done[i]++;
 			}
 			vnet_endpoint_consume(c, VNET_Q_REP_RECV);
@@ -457,6 +476,7 @@ TEST_F_TIMEOUT(wire, exactly_once, 600)
 		vnet_endpoint_wait(&p.cli[0], 1);
 	}
 	EXPECT_TRUE(pairs_done(&p));
+	pairs_log_returned(_metadata, &p, "pairs");
 	EXPECT_EQ(0, p.returned);
 	EXPECT_EQ(0, p.bad);
 	EXPECT_EQ(0, pairs_check(_metadata, &p));
@@ -504,6 +524,8 @@ TEST_F_TIMEOUT(link, overcommitted_cross_traffic, 600)
 		EXPECT_LE(vnet_read_ll("/sys/class/vnet/vnet1/resident"), 8);
 	}
 	EXPECT_TRUE(pairs_done(&ab) && pairs_done(&ba));
+	pairs_log_returned(_metadata, &ab, "a to b");
+	pairs_log_returned(_metadata, &ba, "b to a");
 	EXPECT_EQ(0, ab.returned + ba.returned);
 	EXPECT_EQ(0, ab.bad + ba.bad);
 	EXPECT_EQ(0, pairs_check(_metadata, &ab));
