@@ -321,6 +321,9 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	reason = vnet_fw_find_dest(nic, msg->peer.ep, rq, msg, key, &dst);
 	if (reason)
 		return vnet_fw_outcome(VNET_FW_REFUSED, reason);
+	/* Even when it waits: then the two most need a frame each. */
+	fw_write_once(src->partner, msg->peer.ep + 1);
+	fw_write_once(dst->partner, src->name.ep + 1);
 
 	/* The receiver sees where the message came from, not where it went. */
 	in.peer = src->name;

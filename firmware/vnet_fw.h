@@ -169,6 +169,12 @@ struct vnet_fw_ep {
 	 */
 	u64 active_at;
 	/*
+	 * The endpoint of this NIC it last sent a message to or had one
+	 * from, its index plus one (0: none yet), delivered or held: the
+	 * host keeps the two in their frames together (residency.h).
+	 */
+	u32 partner;
+	/*
 	 * Since it was loaded, a message was delivered into it, or it sent
 	 * one to an endpoint of this NIC or a reply across the wire: what it
 	 * was loaded for has happened.  (A request it sent across the wire

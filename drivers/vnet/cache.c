@@ -239,9 +239,11 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic, u64 now,
 		struct vnet_ep *ep = nic->frame_ep[f];
 		struct vnet_frame *frame = vnet_frame_addr(nic, f);
 
+		rf->id = ep ? ep->index + 1 : 0;
 		rf->present = ep && ep->state == VNET_EP_RESIDENT;
 		if (!rf->present)
 			continue;
+		rf->partner = READ_ONCE(ep->fw.partner);
 		rf->served = vnet_cache_sample_served(nic, ep);
 		rf->queued = vnet_fw_sends_pending(&ep->fw, frame) ||
 			     vnet_fw_recv_pending(frame);

@@ -24,10 +24,18 @@
  *
  * Of the endpoints that may go, the one that could go earliest goes
  * first: the longest idle, or the one whose slice ran out first.  That is
- * round-robin over the busy endpoints, so none is evicted twice before
- * every other has had its slice, and none starves.  When none may go, the
- * policy says when the first one will, so that a waiting fault sleeps
- * exactly until then.
+ * round-robin over the busy endpoints, so none is evicted before it has
+ * had its slice, and none starves.  When none may go, the policy says when
+ * the first one will, so that a waiting fault sleeps exactly until then.
+ *
+ * Endpoints of one NIC that talk to each other work only while both are
+ * in a frame.  The firmware names the endpoint of the NIC that each one
+ * last sent a message to or had one from (its partner), and of those that
+ * may go, one whose partner is not in a frame goes before one whose
+ * partner is, settled or on its way: evicting half of a pair stops two,
+ * and brings one of them back for the other's next message.  That only
+ * reorders those that may go; pairs take turns like endpoints, split
+ * when only pairs may go, the one whose slice ran out first.
  */
 #ifndef _VNET_RESIDENCY_H
 #define _VNET_RESIDENCY_H
@@ -51,6 +59,8 @@ struct vnet_rp_frame {
 	bool queued;		/* messages wait in its queues */
 	u64 loaded_at;		/* ns */
 	u64 active_at;		/* ns: the last message it sent or received */
+	u32 id;			/* who is in the frame, settled or not; 0: none */
+	u32 partner;		/* the id it last exchanged a message with, or 0 */
 };
 
 void vnet_rp_init(struct vnet_rp *rp, u64 min_slice_ns, u32 slice_faults,

@@ -142,6 +142,68 @@ TEST(earliest_evictable_goes_first)
 	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
 }
 
+/* Endpoints 1 and 2 talk to each other; 3 waits for 9, which is out. */
+static void pairs_and_a_lone_one(struct vnet_rp_frame *f)
+{
+	memset(f, 0, 3 * sizeof(*f));
+	f[0] = (struct vnet_rp_frame){ .present = true, .served = true,
+				       .queued = true, .loaded_at = 1 * MS,
+				       .id = 1, .partner = 2 };
+	f[1] = (struct vnet_rp_frame){ .present = true, .served = true,
+				       .queued = true, .loaded_at = 2 * MS,
+				       .id = 2, .partner = 1 };
+	f[2] = (struct vnet_rp_frame){ .present = true, .served = true,
+				       .queued = true, .loaded_at = 3 * MS,
+				       .id = 3, .partner = 9 };
+}
+
+TEST(lone_endpoint_goes_before_a_pair)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f[3];
+	u64 retry;
+
+	pairs_and_a_lone_one(f);
+	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	/* Nor does a partner on its way into a frame leave it alone. */
+	f[2].partner = 4;
+	f[1] = (struct vnet_rp_frame){ .id = 4 };
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	/* One that talks only to itself is alone. */
+	pairs_and_a_lone_one(f);
+	f[2].partner = 3;
+	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+}
+
+TEST(pairing_cuts_no_slice)
+{
+	struct vnet_rp rp = policy(100 * US);
+	u64 slice = vnet_rp_slice_ns(&rp), retry;
+	struct vnet_rp_frame f[3];
+
+	/* The lone one's slice runs on: the pair's earliest goes. */
+	pairs_and_a_lone_one(f);
+	f[2].loaded_at = 10 * MS;
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 1 * MS + slice, &retry));
+	/* Before any slice ran out, nobody goes, alone or not. */
+	EXPECT_EQ(-1, vnet_rp_pick(&rp, f, 3, 1 * MS + slice - 1, &retry));
+	EXPECT_EQ(1 * MS + slice, retry);
+}
+
+TEST(only_pairs_left_the_earliest_is_split)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f[3];
+	u64 retry;
+
+	pairs_and_a_lone_one(f);
+	f[2].present = false;
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	/* Split, its partner is alone, and goes next. */
+	f[0] = (struct vnet_rp_frame){ .id = 5 };
+	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+}
+
 /* ---- Random schedules ---- */
 
 #define SIM_MAX_EPS	128
@@ -152,6 +214,7 @@ enum sim_where { SIM_OUT, SIM_MOVING, SIM_IN };
 struct sim_ep {
 	enum sim_where where;
 	int frame;
+	int partner;		/* the endpoint it talks to, or -1 */
 	bool wants;		/* has work: would fault if out */
 	bool queued_wait;	/* in the FIFO of waiting faults */
 	bool served, queued;
@@ -162,6 +225,7 @@ struct sim_ep {
 	u64 max_wait;
 	u64 resident_ns;
 	u64 loads;
+	u64 worked;		/* steps it did work in */
 };
 
 struct sim {
@@ -199,9 +263,13 @@ static void sim_snapshot(struct sim *s, struct vnet_rp_frame *fr)
 		struct sim_ep *e = i >= 0 ? &s->ep[i] : NULL;
 
 		memset(&fr[f], 0, sizeof(fr[f]));
-		if (!e || e->where != SIM_IN)
+		if (!e)
+			continue;
+		fr[f].id = i + 1;
+		if (e->where != SIM_IN)
 			continue;
 		fr[f].present = true;
+		fr[f].partner = e->partner >= 0 ? e->partner + 1 : 0;
 		fr[f].served = e->served;
 		fr[f].queued = e->queued;
 		fr[f].loaded_at = e->loaded_at;
@@ -268,6 +336,7 @@ static bool sim_claim(struct __test_metadata *_metadata, struct sim *s)
 }
 
 struct sim_load {
+	bool pairs;		/* works only while its partner is in too */
 	u32 busy_pct;		/* a resident endpoint works in a step */
 	u32 queued_pct;		/* and leaves messages queued */
 	u32 want_on_pct;	/* an endpoint with no work gets some */
@@ -297,7 +366,11 @@ static void sim_step(struct __test_metadata *_metadata, struct sim *s,
 		if (e->where == SIM_IN) {
 			bool work = e->wants && sim_chance(s, ld->busy_pct);
 
+			if (ld->pairs && s->ep[e->partner].where != SIM_IN)
+				work = false;
+
 			if (work) {
+				e->worked++;
 				e->active_at = s->now;
 				e->served = true;
 			}
@@ -348,6 +421,22 @@ FIXTURE_VARIANT_ADD(schedule, wire_protect_4x) {
 		  .want_off_pct = 2 },
 };
 
+/*
+ * Pairs that talk to each other, every one busy while its partner is in:
+ * vnet-bench vnets with clients and servers on one NIC.
+ */
+FIXTURE_VARIANT_ADD(schedule, pairs_2x) {
+	.neps = 16, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .pairs = true, .busy_pct = 100, .queued_pct = 50,
+		  .want_on_pct = 100 },
+};
+
+FIXTURE_VARIANT_ADD(schedule, pairs_16x) {
+	.neps = 128, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .pairs = true, .busy_pct = 100, .queued_pct = 50,
+		  .want_on_pct = 100 },
+};
+
 /* Fast faults: the floor of the slice decides. */
 FIXTURE_VARIANT_ADD(schedule, cheap_faults_4x) {
 	.neps = 12, .nframes = 3, .fault_ns = 2 * US,
@@ -369,8 +458,10 @@ FIXTURE_SETUP(schedule)
 	self->s.now = 1 * MS;
 	for (i = 0; i < SIM_MAX_FRAMES; i++)
 		self->s.frame_ep[i] = -1;
-	for (i = 0; i < self->s.neps; i++)
+	for (i = 0; i < self->s.neps; i++) {
 		self->s.ep[i].frame = -1;
+		self->s.ep[i].partner = variant->load.pairs ? (int)(i ^ 1) : -1;
+	}
 }
 
 FIXTURE_TEARDOWN(schedule)
@@ -425,6 +516,22 @@ TEST_F(schedule, invariants_hold)
 	       (unsigned long long)(lo / MS), (unsigned long long)(hi / MS));
 	EXPECT_LE(max_wait, bound);
 	EXPECT_EQ(s->neps, started);
+	/* Talking pairs: every one gets work done, none starves. */
+	if (variant->load.pairs) {
+		u64 wlo = ~0ULL, whi = 0, steps = (end - 1 * MS) / step, all = 0;
+
+		for (i = 0; i < s->neps; i++) {
+			all += s->ep[i].worked;
+			if (s->ep[i].worked < wlo)
+				wlo = s->ep[i].worked;
+			if (s->ep[i].worked > whi)
+				whi = s->ep[i].worked;
+		}
+		TH_LOG("pairs worked %llu%% of the frames' steps, each %llu..%llu",
+		       (unsigned long long)(100 * all / (steps * s->nframes)),
+		       (unsigned long long)wlo, (unsigned long long)whi);
+		EXPECT_LT(0, wlo);
+	}
 	/* Everyone busy all the time: everyone gets the same share. */
 	if (variant->load.busy_pct == 100) {
 		u64 mean = total / s->neps;
