@@ -325,9 +325,8 @@ static void vnet_cache_release(struct vnet_nic *nic, void *arg)
 {
 	struct vnet_cache_fence *fence = arg;
 
-	lockdep_assert_held(&nic->fw_lock);
 	WRITE_ONCE(fence->ep->fw.frame, NULL);
-	fence->ep->fw.moving = false;
+	vnet_cache_unfence(nic, arg);
 }
 
 /*
@@ -358,12 +357,10 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 	struct vnet_cache_fence fence = { .ep = ep };
 	struct vnet_nic *nic = ep->nic;
 	u64 start = ktime_get_ns(), fenced, zapped, asked;
-	u32 unresolved;
 
 	WRITE_ONCE(nic->fw_frame_owner[f], NULL);
 	vnet_fw_call(nic, vnet_cache_fence, &fence);
 	fenced = ktime_get_ns();
-	unresolved = fence.unresolved;
 
 	zapped = ktime_get_ns();
 	down_write(&ep->map_sem);
@@ -396,7 +393,7 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 		 */
 		vnet_card_doorbell(nic);
 		ret = ret < 0 ? -EINTR : -ENODEV;
-		trace_vnet_flush(ep, f, unresolved, ktime_get_ns() - start,
+		trace_vnet_flush(ep, f, fence.unresolved, ktime_get_ns() - start,
 				 ret);
 		return ret;
 	}
@@ -404,7 +401,8 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 	asked = ktime_get_ns();
 	vnet_fw_call(nic, vnet_cache_release, &fence);
 	t->fence_ns += ktime_get_ns() - asked;
-	trace_vnet_flush(ep, f, unresolved, ktime_get_ns() - start, 0);
+	trace_vnet_flush(ep, f, fence.unresolved, ktime_get_ns() - start,
+			 0);
 	return 0;
 }
 
