@@ -818,8 +818,12 @@ u64 vnet_fw_msg_lifetime(const struct vnet_fw_nic *nic)
 	return 2ULL * nic->max_retries * nic->quantum + nic->busy_timeout;
 }
 
+/*
+ * @absent_from: from then until now this NIC did not run (nic->now if it
+ * did), and a receiver's silence does not count for that stretch.
+ */
 static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			      u32 c)
+			      u32 c, u64 absent_from)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	bool refused;
@@ -834,6 +838,10 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	}
 	if (ch->state != VNET_CHAN_INFLIGHT)
 		return;
+	if (ch->heard_at < absent_from)
+		ch->heard_at += nic->now - absent_from;
+	else
+		ch->heard_at = nic->now;
 	/* Whatever the wait for an answer, the bounds hold to the scan. */
 	refused = vnet_fw_chan_refused_too_long(nic, ch);
 	if (refused || nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic)) {
@@ -877,11 +885,24 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
  */
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now)
 {
+	u64 absent_from = now;
 	u32 i, c;
 
 	nic->now = now;
 	if (now - nic->last_scan < nic->quantum)
 		return;
+	/*
+	 * With a message in flight the host runs the firmware at least
+	 * once a quantum.  A scan two quanta late means it did not: a
+	 * software card's thread went without a CPU -- a guest whose host
+	 * is busy stops for seconds, and the other NICs of the guest with
+	 * it.  This NIC heard nothing in that time, whatever its peers
+	 * would have said: counting it as their silence returns messages
+	 * "unreachable" that the receiver answers as soon as it runs again.
+	 * A message's lifetime still bounds how long it keeps its channel.
+	 */
+	if (now - nic->last_scan > 2 * nic->quantum)
+		absent_from = nic->last_scan + nic->quantum;
 	nic->last_scan = now;
 	vnet_fw_trains_expire(nic);
 	/* Freeing a channel can drop its peer from the list: walk backwards. */
@@ -889,7 +910,7 @@ void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now)
 		struct vnet_fw_peer *p = &nic->peers[nic->active[i]];
 
 		for (c = 0; c < nic->nchannels && p->unacked; c++)
-			vnet_fw_chan_tick(nic, p, c);
+			vnet_fw_chan_tick(nic, p, c, absent_from);
 	}
 }
 

@@ -731,6 +731,45 @@ TEST_F(pair, silence_counts_from_the_retransmission_after_a_nack)
 	EXPECT_EQ(1, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
 }
 
+/*
+ * Both NICs stop running for longer than max_retries quanta with a request
+ * on the wire -- one guest's cards, its host busy elsewhere -- and the
+ * sender's timer runs before the receiver's answer comes in: that is not
+ * the receiver's silence, and the request is delivered, not returned.
+ */
+TEST_F(pair, own_stall_is_not_the_receivers_silence)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	u64 stall = (a->fw.max_retries + a->fw.max_retries / 2) *
+		    a->fw.quantum;
+	struct vnet_desc d = sim_request(7);
+	const struct vnet_desc *got;
+
+	ASSERT_GT(vnet_fw_msg_lifetime(&a->fw), stall);
+	self->net.delay = 100;
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	ASSERT_EQ(1, a->fw.nactive);
+	/* Nobody runs; then, in one step, the request in, the timer out. */
+	sim_net_step(&self->net, stall);
+	sim_net_run_for(&self->net, 10 * a->fw.quantum);
+	EXPECT_EQ(0, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
+	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
+	got = sim_peek(b, 1, VNET_Q_REQ_RECV);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(7, got->args[0]);
+	EXPECT_EQ(0, a->fw.nactive);
+
+	/* A receiver gone for good is still found out, stall or not. */
+	self->net.down[1] = true;
+	d = sim_request(8);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	sim_net_step(&self->net, 20);
+	sim_net_step(&self->net, stall);
+	sim_net_run_for(&self->net, (a->fw.max_retries + 2) * a->fw.quantum);
+	EXPECT_EQ(1, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
+}
+
 /* Only a NACK of the latest transmission resolves a message for a flush. */
 TEST_F(pair, stale_nack_does_not_resolve)
 {
