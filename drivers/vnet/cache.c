@@ -223,11 +223,13 @@ static bool vnet_cache_sample_served(struct vnet_nic *nic, struct vnet_ep *ep)
 }
 
 /*
- * The resident endpoint to evict at @now, or NULL and in *@retry_at when
- * one may go.  The firmware stamps activity in its own clock, in us.
+ * The resident endpoint to evict at @now to make room for @incoming, or
+ * NULL and in *@retry_at when one may go.  The firmware stamps activity
+ * in its own clock, in us.
  */
-static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic, u64 now,
-					      u64 *retry_at)
+static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic,
+					      struct vnet_ep *incoming,
+					      u64 now, u64 *retry_at)
 {
 	u32 f;
 	int pick;
@@ -239,7 +241,12 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic, u64 now,
 		struct vnet_ep *ep = nic->frame_ep[f];
 		struct vnet_frame *frame = vnet_frame_addr(nic, f);
 
-		rf->id = ep ? ep->index + 1 : 0;
+		/*
+		 * Indices stop at INT_MAX (vnet_ep_create()), so no id is 0.
+		 * One closing out of its frame is no partner to anyone.
+		 */
+		rf->id = ep && ep->state != VNET_EP_UNLOADING ?
+			 ep->index + 1 : 0;
 		rf->present = ep && ep->state == VNET_EP_RESIDENT;
 		if (!rf->present)
 			continue;
@@ -250,8 +257,8 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic, u64 now,
 		rf->loaded_at = ep->loaded_at;
 		rf->active_at = READ_ONCE(ep->fw.active_at) * NSEC_PER_USEC;
 	}
-	pick = vnet_rp_pick(&nic->rp, nic->rp_frames, nic->nframes, now,
-			    retry_at);
+	pick = vnet_rp_pick(&nic->rp, nic->rp_frames, nic->nframes,
+			    incoming->index + 1, now, retry_at);
 	return pick < 0 ? NULL : nic->frame_ep[pick];
 }
 
@@ -272,7 +279,8 @@ static int vnet_cache_claim(struct vnet_nic *nic, struct vnet_ep *ep,
 		if (!nic->frame_ep[f])
 			break;
 	if (f == nic->nframes) {
-		*victim = vnet_cache_pick_victim(nic, ktime_get_ns(), retry_at);
+		*victim = vnet_cache_pick_victim(nic, ep, ktime_get_ns(),
+						 retry_at);
 		if (!*victim)
 			return -1;
 		/* In a frame, so its file still holds it. */

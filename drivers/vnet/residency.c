@@ -65,37 +65,45 @@ u64 vnet_rp_evictable_at(const struct vnet_rp *rp,
 	return idle_at < at ? idle_at : at;
 }
 
-/* Whether @f's partner is in a frame too, settled or on its way in or out. */
-static bool vnet_rp_paired(const struct vnet_rp_frame *frames, u32 nframes,
-			   const struct vnet_rp_frame *f)
+/*
+ * Whether @f waits for its partner: it last talked to another endpoint of
+ * its NIC, and that one is in no frame -- not settled, not on its way in
+ * or out, and not @incoming, the endpoint the frame is wanted for.
+ */
+static bool vnet_rp_waits(const struct vnet_rp_frame *frames, u32 nframes,
+			  u32 incoming, const struct vnet_rp_frame *f)
 {
 	u32 i;
 
-	if (!f->partner || f->partner == f->id)
+	if (!f->partner || f->partner == f->id || f->partner == incoming)
 		return false;
 	for (i = 0; i < nframes; i++)
 		if (frames[i].id == f->partner)
-			return true;
-	return false;
+			return false;
+	return true;
 }
 
 /*
- * The frame whose endpoint should leave at @now, or -1 when none may; then
- * *@retry_at is when one will (VNET_RP_NEVER: none is settled in a frame,
- * and only a move completing changes that).
+ * The frame whose endpoint should leave at @now to make room for
+ * @incoming (an id, or 0), or -1 when none may; then *@retry_at is when
+ * one will (VNET_RP_NEVER: none is settled in a frame, and only a move
+ * completing changes that).
  *
- * Of those that may leave, one whose partner is not in a frame goes
- * first: it can do nothing until its partner comes, while evicting one of
- * a pair that is in stops two.  Only the order among those that may go
- * changes, so no slice is cut short; and a pair does not keep its frames
- * for good: once only pairs may go, the pair whose slice ran out first
- * is split, and the one left behind goes next.
+ * Of those that may leave, one that waits for its partner goes first: it
+ * can do nothing until its partner comes, while evicting one of a pair
+ * that is in stops two.  The endpoint coming in counts as in: it comes
+ * for its partner, most likely.  One that talks to no endpoint of its NIC
+ * -- across the wire, or to itself -- waits for nobody and takes its turn
+ * with the pairs.  Only the order among those that may go changes, so no
+ * slice is cut short; once none that may go waits for its partner, the
+ * one whose slice ran out first goes, and if it leaves a partner behind,
+ * that one goes next.
  */
 int vnet_rp_pick(const struct vnet_rp *rp, const struct vnet_rp_frame *frames,
-		 u32 nframes, u64 now, u64 *retry_at)
+		 u32 nframes, u32 incoming, u64 now, u64 *retry_at)
 {
-	u64 first = VNET_RP_NEVER, first_alone = VNET_RP_NEVER;
-	int pick = -1, pick_alone = -1;
+	u64 first = VNET_RP_NEVER, first_waiting = VNET_RP_NEVER;
+	int pick = -1, pick_waiting = -1;
 	u32 i;
 
 	for (i = 0; i < nframes; i++) {
@@ -105,14 +113,14 @@ int vnet_rp_pick(const struct vnet_rp *rp, const struct vnet_rp_frame *frames,
 			first = at;
 			pick = i;
 		}
-		if (at <= now && at < first_alone &&
-		    !vnet_rp_paired(frames, nframes, &frames[i])) {
-			first_alone = at;
-			pick_alone = i;
+		if (at <= now && at < first_waiting &&
+		    vnet_rp_waits(frames, nframes, incoming, &frames[i])) {
+			first_waiting = at;
+			pick_waiting = i;
 		}
 	}
 	*retry_at = first;
 	if (first > now)
 		return -1;
-	return pick_alone >= 0 ? pick_alone : pick;
+	return pick_waiting >= 0 ? pick_waiting : pick;
 }

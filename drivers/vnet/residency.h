@@ -31,11 +31,20 @@
  * Endpoints of one NIC that talk to each other work only while both are
  * in a frame.  The firmware names the endpoint of the NIC that each one
  * last sent a message to or had one from (its partner), and of those that
- * may go, one whose partner is not in a frame goes before one whose
- * partner is, settled or on its way: evicting half of a pair stops two,
- * and brings one of them back for the other's next message.  That only
- * reorders those that may go; pairs take turns like endpoints, split
- * when only pairs may go, the one whose slice ran out first.
+ * may go, one whose partner is in no frame -- not settled, not on its
+ * way, not the endpoint the frame is for -- goes first: it can do nothing
+ * until its partner comes, while evicting half of a pair stops two, and
+ * brings one of them back for the other's next message.  An endpoint that
+ * talks only across the wire has no partner, waits for nobody, and takes
+ * its turn with the pairs.  That only reorders those that may go; pairs
+ * take turns like endpoints, split when none that may go waits for its
+ * partner, the one whose slice ran out first.
+ *
+ * The partner is a hint, not a right: an endpoint that sends a message
+ * to another makes each the other's partner, and an index is used again
+ * once its endpoint is closed.  A wrong partner moves an endpoint within
+ * the order of those that may go; it takes none out before its slice is
+ * over.
  */
 #ifndef _VNET_RESIDENCY_H
 #define _VNET_RESIDENCY_H
@@ -71,6 +80,6 @@ u64 vnet_rp_idle_ns(const struct vnet_rp *rp);
 u64 vnet_rp_evictable_at(const struct vnet_rp *rp,
 			 const struct vnet_rp_frame *f);
 int vnet_rp_pick(const struct vnet_rp *rp, const struct vnet_rp_frame *frames,
-		 u32 nframes, u64 now, u64 *retry_at);
+		 u32 nframes, u32 incoming, u64 now, u64 *retry_at);
 
 #endif /* _VNET_RESIDENCY_H */

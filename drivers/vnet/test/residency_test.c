@@ -56,9 +56,9 @@ TEST(busy_endpoint_keeps_its_slice)
 	u64 retry;
 
 	EXPECT_EQ(10 * MS + 1600 * US, vnet_rp_evictable_at(&rp, &f));
-	EXPECT_EQ(-1, vnet_rp_pick(&rp, &f, 1, 10 * MS + 1599 * US, &retry));
+	EXPECT_EQ(-1, vnet_rp_pick(&rp, &f, 1, 0, 10 * MS + 1599 * US, &retry));
 	EXPECT_EQ(10 * MS + 1600 * US, retry);
-	EXPECT_EQ(0, vnet_rp_pick(&rp, &f, 1, retry, &retry));
+	EXPECT_EQ(0, vnet_rp_pick(&rp, &f, 1, 0, retry, &retry));
 	/* Active without anything queued: busy all the same. */
 	f.queued = false;
 	f.active_at = 11 * MS;
@@ -118,9 +118,9 @@ TEST(frames_in_motion_are_never_picked)
 	};
 	u64 retry;
 
-	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 1000 * MS, &retry));
+	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 0, 1000 * MS, &retry));
 	f[1].present = false;
-	EXPECT_EQ(-1, vnet_rp_pick(&rp, f, 3, 1000 * MS, &retry));
+	EXPECT_EQ(-1, vnet_rp_pick(&rp, f, 3, 0, 1000 * MS, &retry));
 	EXPECT_EQ(VNET_RP_NEVER, retry);
 }
 
@@ -137,23 +137,28 @@ TEST(earliest_evictable_goes_first)
 	};
 	u64 retry;
 
-	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 0, 10 * MS, &retry));
 	f[1].present = false;
-	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 0, 10 * MS, &retry));
 }
 
-/* Endpoints 1 and 2 talk to each other; 3 waits for 9, which is out. */
+/*
+ * Endpoints 1 and 2 talk to each other; 3 waits for 9, which is out.  All
+ * three busy, their slices (1.6 ms) over at 2.6, 2.7 and 2.8 ms.
+ */
+#define PAIRS_NOW	(3 * MS)
+
 static void pairs_and_a_lone_one(struct vnet_rp_frame *f)
 {
 	memset(f, 0, 3 * sizeof(*f));
 	f[0] = (struct vnet_rp_frame){ .present = true, .served = true,
-				       .queued = true, .loaded_at = 1 * MS,
+				       .queued = true, .loaded_at = 1000 * US,
 				       .id = 1, .partner = 2 };
 	f[1] = (struct vnet_rp_frame){ .present = true, .served = true,
-				       .queued = true, .loaded_at = 2 * MS,
+				       .queued = true, .loaded_at = 1100 * US,
 				       .id = 2, .partner = 1 };
 	f[2] = (struct vnet_rp_frame){ .present = true, .served = true,
-				       .queued = true, .loaded_at = 3 * MS,
+				       .queued = true, .loaded_at = 1200 * US,
 				       .id = 3, .partner = 9 };
 }
 
@@ -164,15 +169,46 @@ TEST(lone_endpoint_goes_before_a_pair)
 	u64 retry;
 
 	pairs_and_a_lone_one(f);
-	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
 	/* Nor does a partner on its way into a frame leave it alone. */
 	f[2].partner = 4;
 	f[1] = (struct vnet_rp_frame){ .id = 4 };
-	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
-	/* One that talks only to itself is alone. */
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
+}
+
+/*
+ * One that talks to no endpoint of its NIC, or only to itself, waits for
+ * nobody: it takes its turn with the pairs, the earliest first.
+ */
+TEST(no_partner_takes_its_turn_with_the_pairs)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f[3];
+	u64 retry;
+
 	pairs_and_a_lone_one(f);
+	f[2].partner = 0;
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
 	f[2].partner = 3;
-	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
+	f[2].loaded_at = 0;
+	EXPECT_EQ(2, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
+}
+
+/* The frame is wanted for 1's partner: 1 stays, for it. */
+TEST(newcomer_counts_as_in)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f[3];
+	u64 retry;
+
+	pairs_and_a_lone_one(f);
+	f[2].present = false;
+	f[0].partner = 7;
+	f[1].partner = 8;
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
+	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 7, PAIRS_NOW, &retry));
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 8, PAIRS_NOW, &retry));
 }
 
 TEST(pairing_cuts_no_slice)
@@ -184,9 +220,9 @@ TEST(pairing_cuts_no_slice)
 	/* The lone one's slice runs on: the pair's earliest goes. */
 	pairs_and_a_lone_one(f);
 	f[2].loaded_at = 10 * MS;
-	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 1 * MS + slice, &retry));
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 0, 1 * MS + slice, &retry));
 	/* Before any slice ran out, nobody goes, alone or not. */
-	EXPECT_EQ(-1, vnet_rp_pick(&rp, f, 3, 1 * MS + slice - 1, &retry));
+	EXPECT_EQ(-1, vnet_rp_pick(&rp, f, 3, 0, 1 * MS + slice - 1, &retry));
 	EXPECT_EQ(1 * MS + slice, retry);
 }
 
@@ -198,10 +234,10 @@ TEST(only_pairs_left_the_earliest_is_split)
 
 	pairs_and_a_lone_one(f);
 	f[2].present = false;
-	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	EXPECT_EQ(0, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
 	/* Split, its partner is alone, and goes next. */
 	f[0] = (struct vnet_rp_frame){ .id = 5 };
-	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 10 * MS, &retry));
+	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
 }
 
 /* ---- Random schedules ---- */
@@ -301,7 +337,8 @@ static bool sim_claim(struct __test_metadata *_metadata, struct sim *s)
 		struct sim_ep *v;
 
 		sim_snapshot(s, fr);
-		f = vnet_rp_pick(&s->rp, fr, s->nframes, s->now, &retry);
+		f = vnet_rp_pick(&s->rp, fr, s->nframes, head + 1, s->now,
+				 &retry);
 		if (f < 0) {
 			/* Asleep until exactly then; the loop gets there. */
 			EXPECT_GT(retry, s->now);
@@ -337,6 +374,7 @@ static bool sim_claim(struct __test_metadata *_metadata, struct sim *s)
 
 struct sim_load {
 	bool pairs;		/* works only while its partner is in too */
+	u32 lone;		/* but the last @lone, which talk to no one */
 	u32 busy_pct;		/* a resident endpoint works in a step */
 	u32 queued_pct;		/* and leaves messages queued */
 	u32 want_on_pct;	/* an endpoint with no work gets some */
@@ -366,7 +404,8 @@ static void sim_step(struct __test_metadata *_metadata, struct sim *s,
 		if (e->where == SIM_IN) {
 			bool work = e->wants && sim_chance(s, ld->busy_pct);
 
-			if (ld->pairs && s->ep[e->partner].where != SIM_IN)
+			if (e->partner >= 0 &&
+			    s->ep[e->partner].where != SIM_IN)
 				work = false;
 
 			if (work) {
@@ -437,6 +476,13 @@ FIXTURE_VARIANT_ADD(schedule, pairs_16x) {
 		  .want_on_pct = 100 },
 };
 
+/* Half in pairs, half talking across the wire: all get the same share. */
+FIXTURE_VARIANT_ADD(schedule, pairs_and_lone_4x) {
+	.neps = 32, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .pairs = true, .lone = 16, .busy_pct = 100,
+		  .queued_pct = 50, .want_on_pct = 100 },
+};
+
 /* Fast faults: the floor of the slice decides. */
 FIXTURE_VARIANT_ADD(schedule, cheap_faults_4x) {
 	.neps = 12, .nframes = 3, .fault_ns = 2 * US,
@@ -460,7 +506,9 @@ FIXTURE_SETUP(schedule)
 		self->s.frame_ep[i] = -1;
 	for (i = 0; i < self->s.neps; i++) {
 		self->s.ep[i].frame = -1;
-		self->s.ep[i].partner = variant->load.pairs ? (int)(i ^ 1) : -1;
+		self->s.ep[i].partner = variant->load.pairs &&
+					i < self->s.neps - variant->load.lone ?
+					(int)(i ^ 1) : -1;
 	}
 }
 
