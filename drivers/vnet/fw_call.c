@@ -8,19 +8,24 @@
  * waiting for it to let go (it does so between turns only after holding
  * the lock a while, vnet_card_pause()) and then winning the hand-over:
  * that was 42 to 45% of what a fault-in cost (design.rst, "The flush,
- * split").  The firmware looks for commands at every turn boundary, so a
- * command waits for the turn in progress only.
+ * split", measured before this).  The firmware looks for commands after
+ * every turn that sent something, between two received packets and
+ * before and after each round, so a command waits for the turn in
+ * progress only.
  *
  * A command is run exactly once, under fw_lock, by whoever holds the lock
  * next at a point where the firmware touches no endpoint: the firmware
- * thread at a turn boundary, or the poster itself when the lock is free,
- * when the firmware does not get to it within VNET_FW_CALL_SPIN_NS (a
- * long turn, the firmware asleep, another holder), or when the firmware
- * has stopped.  The poster waits no longer than it would for the lock.
+ * thread at a turn boundary, or the poster itself -- when the lock is
+ * free, when the firmware does not get to it within VNET_FW_CALL_SPIN_NS
+ * (a long turn, the firmware asleep, another holder), or when the
+ * firmware has stopped.  With one CPU the firmware cannot run while the
+ * poster spins, and the poster just takes the lock.  The poster waits no
+ * longer than it would for the lock.
  */
 #include <linux/ktime.h>
 #include <linux/cpumask.h>
 #include <linux/llist.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 
 #include "vnet.h"
@@ -57,19 +62,48 @@ void vnet_fw_run_calls(struct vnet_nic *nic)
 	}
 }
 
+/* With fw_lock held: what is pending, then @fn(@nic, @arg); unlocks. */
+static void vnet_fw_call_locked(struct vnet_nic *nic, vnet_fw_call_fn fn,
+				void *arg)
+{
+	vnet_fw_run_calls(nic);
+	fn(nic, arg);
+	mutex_unlock(&nic->fw_lock);
+}
+
+/* With fw_lock held: what is pending, @call with it; unlocks. */
+static void vnet_fw_run_posted(struct vnet_nic *nic, struct vnet_fw_call *call)
+{
+	vnet_fw_run_calls(nic);
+	mutex_unlock(&nic->fw_lock);
+	/*
+	 * Whoever took the command off the list ran it and marked it done
+	 * before letting go of the lock: ordered by it, the acquire only
+	 * for the check.
+	 */
+	WARN_ON_ONCE(!smp_load_acquire(&call->done));
+}
+
 /*
  * Run @fn(@nic, @arg) under fw_lock, at the firmware's next turn boundary,
- * and return once it has run.  @fn must not sleep.
+ * and return once it has run.  @fn must not sleep.  May sleep; not to be
+ * called with fw_lock or nic->lock held.
  */
 void vnet_fw_call(struct vnet_nic *nic, vnet_fw_call_fn fn, void *arg)
 {
 	struct vnet_fw_call call = { .fn = fn, .arg = arg };
 	u64 give_up;
 
+	might_sleep();
+	might_lock(&nic->fw_lock);
+	/* With one CPU the holder cannot let go while we spin: queue up. */
+	if (num_online_cpus() == 1) {
+		mutex_lock(&nic->fw_lock);
+		vnet_fw_call_locked(nic, fn, arg);
+		return;
+	}
 	if (mutex_trylock(&nic->fw_lock)) {
-		vnet_fw_run_calls(nic);
-		fn(nic, arg);
-		mutex_unlock(&nic->fw_lock);
+		vnet_fw_call_locked(nic, fn, arg);
 		return;
 	}
 
@@ -79,18 +113,16 @@ void vnet_fw_call(struct vnet_nic *nic, vnet_fw_call_fn fn, void *arg)
 	give_up = ktime_get_ns() + VNET_FW_CALL_SPIN_NS;
 	/* Pairs with the runner's release: what the command read is ours. */
 	while (!smp_load_acquire(&call.done)) {
-		/* With one CPU the holder cannot let go while we spin. */
-		if (num_online_cpus() == 1 || need_resched() ||
-		    ktime_get_ns() > give_up || READ_ONCE(nic->fw_stopped)) {
-			/*
-			 * Whoever took the command off the list ran it and
-			 * marked it done before letting go of the lock.
-			 */
+		/* Let go of between two turns: ours to take, and to run. */
+		if (!mutex_is_locked(&nic->fw_lock) &&
+		    mutex_trylock(&nic->fw_lock)) {
+			vnet_fw_run_posted(nic, &call);
+			return;
+		}
+		if (need_resched() || ktime_get_ns() > give_up ||
+		    READ_ONCE(nic->fw_stopped)) {
 			mutex_lock(&nic->fw_lock);
-			vnet_fw_run_calls(nic);
-			mutex_unlock(&nic->fw_lock);
-			/* Ordered by the lock; the acquire only for the check. */
-			WARN_ON_ONCE(!smp_load_acquire(&call.done));
+			vnet_fw_run_posted(nic, &call);
 			return;
 		}
 		cpu_relax();
