@@ -432,8 +432,9 @@ FIXTURE_VARIANT_ADD(wire, clean) {
 
 /*
  * A debug guest can go a second without running a NIC's thread, which is
- * all the suite's retries wait before "unreachable": five seconds, as for
- * the overcommitted link, since what this counts is exactly once.
+ * all the suite's retries wait before "unreachable": five seconds (250
+ * quanta of run_vm.sh's retrans_ms=20), as for the overcommitted link,
+ * since what this counts is exactly once.
  */
 FIXTURE_VARIANT_ADD(wire, lossy) {
 	.netem = "loss 20% duplicate 5% delay 1ms reorder 99% corrupt 1%",
@@ -520,6 +521,7 @@ TEST_F_TIMEOUT(link, overcommitted_cross_traffic, 600)
 	double deadline = vnet_now() + 500;
 	long long faults;
 
+	/* Five seconds at run_vm.sh's retrans_ms=20. */
 	ASSERT_EQ(0, vnet_write_str(MAX_RETRIES, "250"));
 	wire_down();
 	ASSERT_EQ(0, wire_up(""));
@@ -989,6 +991,7 @@ TEST_F_TIMEOUT(link, close_of_endpoint_loading_behind_stuck_victim, 120)
 	 * unresolved until max_retries quanta pass without one.  Make that
 	 * 5 s (a NIC takes the value when it is attached).
 	 */
+	/* Five seconds at run_vm.sh's retrans_ms=20. */
 	ASSERT_EQ(0, vnet_write_str(MAX_RETRIES, "250"));
 	wire_down();
 	ASSERT_EQ(0, wire_up(""));
