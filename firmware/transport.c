@@ -807,8 +807,9 @@ bool vnet_fw_chan_refused_too_long(const struct vnet_fw_nic *nic,
 
 /*
  * The longest a message keeps its channel before it is returned: its
- * max_retries quanta of silence (two when a scan comes late), then
- * busy_timeout of refusals.  Counted on this NIC's clock from when the
+ * max_retries quanta of silence (up to twice that when its sender's
+ * thread is late at every scan, vnet_fw_timer()), then busy_timeout of
+ * refusals.  Counted on this NIC's clock from when the
  * message took the channel, so a thread that did not run for a while
  * cannot stretch it; a receiver keeps the receive state of a deleted
  * route until then (route.c), with the same parameters on every NIC.
@@ -892,17 +893,20 @@ void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now)
 	if (now - nic->last_scan < nic->quantum)
 		return;
 	/*
-	 * With a message in flight the host runs the firmware at least
-	 * once a quantum.  A scan two quanta late means it did not: a
+	 * With a message in flight the host runs the firmware again a
+	 * quantum after a round, give or take its timer's slack, and the
+	 * scan waits a quantum from the last: two quanta and the slack
+	 * apart at most.  Time past that is time this NIC did not run: a
 	 * software card's thread went without a CPU -- a guest whose host
 	 * is busy stops for seconds, and the other NICs of the guest with
-	 * it.  This NIC heard nothing in that time, whatever its peers
-	 * would have said: counting it as their silence returns messages
-	 * "unreachable" that the receiver answers as soon as it runs again.
-	 * A message's lifetime still bounds how long it keeps its channel.
+	 * it.  This NIC heard nothing then, whatever its peers would have
+	 * said: counting it as their silence returns messages "unreachable"
+	 * that the receiver answers as soon as it runs again.  A message's
+	 * lifetime still bounds how long it keeps its channel.
 	 */
-	if (now - nic->last_scan > 2 * nic->quantum)
-		absent_from = nic->last_scan + nic->quantum;
+	if (now - nic->last_scan > 2 * nic->quantum + nic->timer_slack)
+		absent_from = nic->last_scan + 2 * nic->quantum +
+			      nic->timer_slack;
 	nic->last_scan = now;
 	vnet_fw_trains_expire(nic);
 	/* Freeing a channel can drop its peer from the list: walk backwards. */

@@ -448,6 +448,7 @@ struct vnet_fw_nic {
 	u32 max_retries;		/* quanta of silence: "unreachable" */
 	u64 quantum;			/* retransmission timer, in time units */
 	u64 busy_timeout;		/* NACKed this long: returned "busy" */
+	u64 timer_slack;		/* how late the host's timer may run it */
 	struct vnet_fw_peer *peers;	/* max_peers */
 	u16 *peer_of;			/* NIC id -> peer slot, VNET_FW_NO_PEER */
 	u32 *active;			/* peers with unacked channels */

@@ -287,6 +287,8 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	fw->max_retries = vnet_max_retries;
 	fw->quantum = (u64)vnet_retrans_ms * USEC_PER_MSEC;
 	fw->busy_timeout = (u64)vnet_busy_timeout_ms * USEC_PER_MSEC;
+	/* The sleep is rounded up to a jiffy, and the wake-up comes late. */
+	fw->timer_slack = 2 * jiffies_to_usecs(1);
 
 	fw->peers = kvcalloc(peers, sizeof(*fw->peers), GFP_KERNEL);
 	nic->tx_chans = kvcalloc(peers * chans, sizeof(*nic->tx_chans),

@@ -770,6 +770,49 @@ TEST_F(pair, own_stall_is_not_the_receivers_silence)
 	EXPECT_EQ(1, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
 }
 
+/*
+ * A thread that runs at every scan but late by its timer's slack hears
+ * all there is: a dead receiver is found out as soon as without the
+ * slack.  Late beyond that at every scan, the verdict comes later, and
+ * never past the message's lifetime.
+ */
+static u64 verdict_with_scans_every(struct sim_net *net, u64 gap)
+{
+	struct sim_nic *a = net->nic[0];
+	struct vnet_desc d = sim_request(1);
+	u64 start, end;
+	u32 returned = a->fw.stats.returned[VNET_RET_UNREACHABLE];
+
+	net->down[1] = true;
+	if (sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL))
+		return 0;
+	sim_net_step(net, 1);
+	start = net->now;
+	end = start + 4 * vnet_fw_msg_lifetime(&a->fw);
+	while (a->fw.stats.returned[VNET_RET_UNREACHABLE] == returned &&
+	       net->now < end)
+		sim_net_step(net, gap);
+	sim_consume(a, 0, VNET_Q_REP_RECV);
+	return net->now - start;
+}
+
+TEST_F(pair, late_scans_bound_the_verdict)
+{
+	struct sim_nic *a = self->net.nic[0];
+	u64 q = a->fw.quantum, silence = a->fw.max_retries * q, took;
+
+	a->fw.timer_slack = q / 4;
+	took = verdict_with_scans_every(&self->net, 2 * q + q / 4);
+	EXPECT_LE(took, silence + 2 * (2 * q + q / 4));
+	TH_LOG("scans every 2.25 quanta: unreachable after %llu (silence %llu)",
+	       (unsigned long long)took, (unsigned long long)silence);
+	took = verdict_with_scans_every(&self->net, 4 * q);
+	EXPECT_LE(took, vnet_fw_msg_lifetime(&a->fw) + 4 * q);
+	TH_LOG("scans every 4 quanta: unreachable after %llu (lifetime %llu)",
+	       (unsigned long long)took,
+	       (unsigned long long)vnet_fw_msg_lifetime(&a->fw));
+}
+
 /* Only a NACK of the latest transmission resolves a message for a flush. */
 TEST_F(pair, stale_nack_does_not_resolve)
 {
