@@ -243,7 +243,8 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic,
 
 		/*
 		 * Indices stop at INT_MAX (vnet_ep_create()), so no id is 0.
-		 * One closing out of its frame is no partner to anyone.
+		 * One on its way out of the frame -- evicted or closing --
+		 * counts as out: its partner waits for it.
 		 */
 		rf->id = ep && ep->state != VNET_EP_UNLOADING ?
 			 ep->index + 1 : 0;

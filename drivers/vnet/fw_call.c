@@ -113,7 +113,7 @@ void vnet_fw_call(struct vnet_nic *nic, vnet_fw_call_fn fn, void *arg)
 	give_up = ktime_get_ns() + VNET_FW_CALL_SPIN_NS;
 	/* Pairs with the runner's release: what the command read is ours. */
 	while (!smp_load_acquire(&call.done)) {
-		/* Let go of between two turns: ours to take, and to run. */
+		/* Free (the firmware between turns, another holder done). */
 		if (!mutex_is_locked(&nic->fw_lock) &&
 		    mutex_trylock(&nic->fw_lock)) {
 			vnet_fw_run_posted(nic, &call);

@@ -68,7 +68,8 @@ u64 vnet_rp_evictable_at(const struct vnet_rp *rp,
 /*
  * Whether @f waits for its partner: it last talked to another endpoint of
  * its NIC, and that one is in no frame -- not settled, not on its way in
- * or out, and not @incoming, the endpoint the frame is wanted for.
+ * (the cache names no endpoint on its way out), and not @incoming, the
+ * endpoint the frame is wanted for.
  */
 static bool vnet_rp_waits(const struct vnet_rp_frame *frames, u32 nframes,
 			  u32 incoming, const struct vnet_rp_frame *f)

@@ -68,7 +68,7 @@ struct vnet_rp_frame {
 	bool queued;		/* messages wait in its queues */
 	u64 loaded_at;		/* ns */
 	u64 active_at;		/* ns: the last message it sent or received */
-	u32 id;			/* who is in the frame, settled or not; 0: none */
+	u32 id;			/* who is in it, settled or coming; 0: none */
 	u32 partner;		/* the id it last exchanged a message with, or 0 */
 };
 
