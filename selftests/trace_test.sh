@@ -42,11 +42,13 @@ cleanup()
 {
 	echo 0 >"$tr/events/vnet/enable" 2>/dev/null
 	echo "$buffer_kb" >"$tr/buffer_size_kb" 2>/dev/null
+	[ -z "$record_cmd" ] || echo "$record_cmd" >"$tr/options/record-cmd"
 	"$vnetctl" detach vnet1 2>/dev/null
 	"$vnetctl" detach vnet2 2>/dev/null
 	ip link del vtr0 2>/dev/null
 	rm -rf "$out"
 }
+record_cmd=
 trap cleanup EXIT
 
 [ -d "$tr/events" ] || mount -t tracefs tracefs "$tr" 2>/dev/null
@@ -55,6 +57,13 @@ if [ ! -d "$tr/events/vnet" ]; then
 	exit 0
 fi
 buffer_kb=$(cat "$tr/buffer_size_kb")
+# With record-cmd on, enabling and disabling any event also hooks and
+# unhooks sched_switch and sched_wakeup, patching the scheduler's text
+# while the other vCPU runs it; under QEMU's TCG that once left an int3
+# behind that a wake-up hit (an oops in ttwu_do_activate).  The checks
+# read no command names, so only vnet's own tracepoints are patched.
+record_cmd=$(cat "$tr/options/record-cmd" 2>/dev/null)
+[ -z "$record_cmd" ] || echo 0 >"$tr/options/record-cmd"
 echo 8192 >"$tr/buffer_size_kb"
 echo >"$tr/trace"
 echo 1 >"$tr/events/vnet/enable"
