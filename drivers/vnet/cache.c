@@ -311,16 +311,8 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
 struct vnet_cache_fence {
 	struct vnet_ep *ep;
 	u32 unresolved;		/* its messages on the wire at the fence */
+	bool released;		/* by the fence itself */
 };
-
-static void vnet_cache_fence(struct vnet_nic *nic, void *arg)
-{
-	struct vnet_cache_fence *fence = arg;
-
-	lockdep_assert_held(&nic->fw_lock);
-	fence->ep->fw.moving = true;
-	fence->unresolved = fence->ep->fw.unresolved;
-}
 
 static void vnet_cache_unfence(struct vnet_nic *nic, void *arg)
 {
@@ -334,8 +326,27 @@ static void vnet_cache_release(struct vnet_nic *nic, void *arg)
 {
 	struct vnet_cache_fence *fence = arg;
 
+	lockdep_assert_held(&nic->fw_lock);
 	WRITE_ONCE(fence->ep->fw.frame, NULL);
 	vnet_cache_unfence(nic, arg);
+}
+
+/*
+ * With nothing of it on the wire there is nothing to flush: the fence
+ * lets go of the frame at once, as the release would after the flush,
+ * and the move waits for the firmware's turn once rather than twice.
+ */
+static void vnet_cache_fence(struct vnet_nic *nic, void *arg)
+{
+	struct vnet_cache_fence *fence = arg;
+
+	lockdep_assert_held(&nic->fw_lock);
+	fence->ep->fw.moving = true;
+	fence->unresolved = fence->ep->fw.unresolved;
+	if (!fence->unresolved) {
+		vnet_cache_release(nic, arg);
+		fence->released = true;
+	}
 }
 
 /*
@@ -354,10 +365,10 @@ static void vnet_cache_release(struct vnet_nic *nic, void *arg)
  * the newcomer's close waits for this load.  A closing @ep (no newcomer)
  * has been forgotten by the firmware and waits for nothing on the wire.
  *
- * What fencing the firmware off (each of the two commands waits for the
- * firmware's turn in progress to end) and the zap took goes into @t: the
- * two are most of what an eviction of an endpoint with nothing on the
- * wire costs.
+ * What fencing the firmware off (one command when nothing of it is on the
+ * wire, else two; each waits for the firmware's turn in progress to end)
+ * and the zap took goes into @t: the two are most of what an eviction of
+ * an endpoint with nothing on the wire costs.
  */
 static int vnet_cache_detach(struct vnet_ep *ep, int f,
 			     struct vnet_ep *newcomer,
@@ -379,7 +390,7 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 	t->zap_ns = ktime_get_ns() - zapped;
 
 	/* Polled too: a NIC going away cannot wake all it forgot. */
-	while (!vnet_ep_flushed(ep)) {
+	while (!fence.released && !vnet_ep_flushed(ep)) {
 		long ret;
 
 		if (!newcomer) {
@@ -407,9 +418,11 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 		return ret;
 	}
 
-	asked = ktime_get_ns();
-	vnet_fw_call(nic, vnet_cache_release, &fence);
-	t->fence_ns += ktime_get_ns() - asked;
+	if (!fence.released) {
+		asked = ktime_get_ns();
+		vnet_fw_call(nic, vnet_cache_release, &fence);
+		t->fence_ns += ktime_get_ns() - asked;
+	}
 	trace_vnet_flush(ep, f, fence.unresolved, ktime_get_ns() - start,
 			 0);
 	return 0;
