@@ -57,6 +57,34 @@ TEST_F_TIMEOUT(long_run, a_thousand_nodes_converge_through_loss, 300)
 	sim_free(s);
 }
 
+/*
+ * Every daemon started within 2H of the lowest MAC's, each heard by it
+ * before it leads: its first table holds them all, numbered 1..n in MAC
+ * order, and no later table renumbers anyone.  Several seeds: the boots
+ * fall anywhere in the spread.
+ */
+TEST(cold_start_within_2h_numbers_in_mac_order)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 8; seed++) {
+		struct sim_opts o = { .n = 32, .seed = seed,
+				      .start_spread_ms = 2 * H - 4 * LATENCY };
+		struct sim *s = cluster(_metadata, &o);
+		uint32_t k, terms = 0;
+
+		for (k = 0; k < o.n; k++) {
+			EXPECT_EQ(k + 1, sim_id(s, s->by_mac[k]))
+				TH_LOG("seed %llu: MAC number %u has id %u",
+				       (unsigned long long)seed, k + 1,
+				       sim_id(s, s->by_mac[k]));
+			terms += s->node[k].leading;
+		}
+		EXPECT_EQ(1, terms);
+		sim_free(s);
+	}
+}
+
 TEST(heavy_loss_duplication_and_reordering)
 {
 	struct sim_opts o = { .n = 64, .seed = 2, .loss_ppm = 10 * PPM,
