@@ -47,17 +47,6 @@ static const char *vnetctl(void)
 	return path;
 }
 
-static void wire_down(void)
-{
-	char cmd[2048];
-
-	snprintf(cmd, sizeof(cmd),
-		 "%s detach vnet%d 2>/dev/null; %s detach vnet%d 2>/dev/null; "
-		 "ip link del vnf0 2>/dev/null", vnetctl(), NIC_A, vnetctl(),
-		 NIC_B);
-	sh(cmd);
-}
-
 #define MAX_RETRIES	"/sys/module/vnet/parameters/max_retries"
 
 /*
@@ -78,6 +67,26 @@ __attribute__((constructor)) static void params_save(void)
 	fclose(fp);
 }
 
+static void wire_down(void)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s detach vnet%d 2>/dev/null; %s detach vnet%d 2>/dev/null; "
+		 "ip link del vnf0 2>/dev/null", vnetctl(), NIC_A, vnetctl(),
+		 NIC_B);
+	sh(cmd);
+	if (*suite_max_retries)
+		vnet_write_str(MAX_RETRIES, suite_max_retries);
+}
+
+/* A test killed in its fixture leaves no teardown: the suite's value too. */
+__attribute__((destructor)) static void params_restore(void)
+{
+	if (*suite_max_retries)
+		vnet_write_str(MAX_RETRIES, suite_max_retries);
+}
+
 /* Attach both NICs with @max_retries, or the suite's if NULL. */
 static int wire_up_retries(int mtu, const char *netem,
 			   const char *max_retries)
@@ -85,9 +94,7 @@ static int wire_up_retries(int mtu, const char *netem,
 	char cmd[4096];
 
 	wire_down();
-	if (!max_retries)
-		max_retries = suite_max_retries;
-	if (*max_retries && vnet_write_str(MAX_RETRIES, max_retries))
+	if (max_retries && vnet_write_str(MAX_RETRIES, max_retries))
 		return -1;
 	snprintf(cmd, sizeof(cmd),
 		 "modprobe veth && modprobe sch_netem && "
@@ -400,7 +407,9 @@ static bool run_all(struct run *r, double secs)
 		    !vnet_endpoint_peek(&r->srv.ep, VNET_Q_REP_RECV))
 			vnet_endpoint_wait(&r->srv.ep, 1);
 	}
-	return r->done == r->nr;
+	/* A reply both delivered and returned: counted as well. */
+	reap_returned_replies(r);
+	return r->done == r->nr && !r->replies_returned;
 }
 
 static void run_check(struct __test_metadata *_metadata, struct run *r)
@@ -540,8 +549,6 @@ FIXTURE_SETUP(netem)
 FIXTURE_TEARDOWN(netem)
 {
 	wire_down();
-	if (*suite_max_retries)
-		vnet_write_str(MAX_RETRIES, suite_max_retries);
 }
 
 /*

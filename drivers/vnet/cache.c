@@ -305,8 +305,9 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
 /*
  * The firmware's side of a move, run between its turns (fw_call.c).  From
  * the fence on it sends nothing from the endpoint and delivers nothing
- * into it; the release takes the frame from it, the unfence gives the
- * endpoint back as it was.
+ * into it; the release takes the frame from it (and lets what it has on
+ * channels go on, as for any endpoint off the card), the unfence gives
+ * the endpoint back as it was.
  */
 struct vnet_cache_fence {
 	struct vnet_ep *ep;
@@ -355,8 +356,9 @@ static void vnet_cache_fence(struct vnet_nic *nic, void *arg)
  * rule, we wait until every message it has on the wire is ACKed, has the
  * NACK of its latest transmission, or has been returned (the return can
  * still write into the frame meanwhile); only then does the firmware let
- * go of the frame.  Late or duplicate ACKs and NACKs after that match no
- * channel state of this endpoint's.
+ * go of the frame -- at once, in the fence, when nothing is on the wire.
+ * Late or duplicate ACKs and NACKs after that match no channel state of
+ * this endpoint's.
  *
  * The wait can be long when a peer is slow.  An eviction gives up, putting
  * the endpoint back as it was (its frame was not touched), when the thread
