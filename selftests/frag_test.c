@@ -54,17 +54,18 @@ static const char *vnetctl(void)
  * every fixture attaches its NICs with it unless it says otherwise, so a
  * test that failed or timed out after changing it changes no other.
  */
-static char suite_max_retries[32];
+static long long suite_max_retries = -1;
 
 __attribute__((constructor)) static void params_save(void)
 {
-	FILE *fp = fopen(MAX_RETRIES, "r");
+	suite_max_retries = vnet_read_ll(MAX_RETRIES);
+}
 
-	if (!fp)
-		return;
-	if (fgets(suite_max_retries, sizeof(suite_max_retries), fp))
-		suite_max_retries[strcspn(suite_max_retries, "\n")] = 0;
-	fclose(fp);
+/* Also at exit: a test killed in its fixture leaves no teardown. */
+__attribute__((destructor)) static void params_restore(void)
+{
+	if (suite_max_retries > 0)
+		vnet_write_ll(MAX_RETRIES, suite_max_retries);
 }
 
 static void wire_down(void)
@@ -76,15 +77,7 @@ static void wire_down(void)
 		 "ip link del vnf0 2>/dev/null", vnetctl(), NIC_A, vnetctl(),
 		 NIC_B);
 	sh(cmd);
-	if (*suite_max_retries)
-		vnet_write_str(MAX_RETRIES, suite_max_retries);
-}
-
-/* A test killed in its fixture leaves no teardown: the suite's value too. */
-__attribute__((destructor)) static void params_restore(void)
-{
-	if (*suite_max_retries)
-		vnet_write_str(MAX_RETRIES, suite_max_retries);
+	params_restore();
 }
 
 /* Attach both NICs with @max_retries, or the suite's if NULL. */

@@ -312,7 +312,6 @@ static bool vnet_ep_flushed(struct vnet_ep *ep)
 struct vnet_cache_fence {
 	struct vnet_ep *ep;
 	u32 unresolved;		/* its messages on the wire at the fence */
-	bool released;		/* by the fence itself */
 };
 
 static void vnet_cache_unfence(struct vnet_nic *nic, void *arg)
@@ -344,10 +343,8 @@ static void vnet_cache_fence(struct vnet_nic *nic, void *arg)
 	lockdep_assert_held(&nic->fw_lock);
 	fence->ep->fw.moving = true;
 	fence->unresolved = fence->ep->fw.unresolved;
-	if (!fence->unresolved) {
+	if (!fence->unresolved)
 		vnet_cache_release(nic, arg);
-		fence->released = true;
-	}
 }
 
 /*
@@ -391,8 +388,11 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 	t->fence_ns = fenced - start;
 	t->zap_ns = ktime_get_ns() - zapped;
 
-	/* Polled too: a NIC going away cannot wake all it forgot. */
-	while (!fence.released && !vnet_ep_flushed(ep)) {
+	/*
+	 * Polled too: a NIC going away cannot wake all it forgot.  Nothing on
+	 * the wire at the fence: it let go of the frame itself.
+	 */
+	while (fence.unresolved && !vnet_ep_flushed(ep)) {
 		long ret;
 
 		if (!newcomer) {
@@ -420,7 +420,7 @@ static int vnet_cache_detach(struct vnet_ep *ep, int f,
 		return ret;
 	}
 
-	if (!fence.released) {
+	if (fence.unresolved) {
 		asked = ktime_get_ns();
 		vnet_fw_call(nic, vnet_cache_release, &fence);
 		t->fence_ns += ktime_get_ns() - asked;
