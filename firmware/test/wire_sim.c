@@ -136,6 +136,16 @@ void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
 	vnet_fw_receive(&net->nic[to]->fw, data, len, src_mac, net->now);
 }
 
+/* The same, from NIC @from's own Ethernet address. */
+void sim_net_inject_from(struct sim_net *net, u32 to, u32 from,
+			 const void *data, u32 len)
+{
+	u8 mac[6];
+
+	sim_mac(from, mac);
+	sim_net_inject(net, to, mac, data, len);
+}
+
 void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		  u32 seed)
 {

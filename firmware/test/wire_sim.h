@@ -52,6 +52,8 @@ void sim_net_fini(struct sim_net *net);
 void sim_net_step(struct sim_net *net, u64 dt);
 void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
 		    const void *data, u32 len);
+void sim_net_inject_from(struct sim_net *net, u32 to, u32 from,
+			 const void *data, u32 len);
 u32 sim_rand(u32 *seed);
 void sim_net_run_for(struct sim_net *net, u64 t);
 struct vnet_desc sim_request(u32 arg0);
