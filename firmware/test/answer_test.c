@@ -19,14 +19,32 @@ FIXTURE(pair) {
 
 FIXTURE_SETUP(pair)
 {
-	sim_net_init(&self->net, 2, 2, 42);
-	self->net.nic[1]->ep[1].fw.tag = TAG;
-	sim_map(self->net.nic[0], 0, 0, 1, 1, TAG);
+	sim_net_init_pair(&self->net, TAG);
 }
 
 FIXTURE_TEARDOWN(pair)
 {
 	sim_net_fini(&self->net);
+}
+
+/*
+ * Every packet from now on copied to the tap; b's request queue filled
+ * by a, and one request more, which b NACKs "queue full".
+ */
+static void tap_and_overfill(struct __test_metadata *_metadata,
+			     struct sim_net *net)
+{
+	u32 i;
+
+	net->tapcap = 64;
+	net->tap = malloc(64 * sizeof(*net->tap));
+	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
+		struct vnet_desc d = sim_request(i);
+
+		ASSERT_EQ(0, sim_post(net->nic[0], 0, VNET_Q_REQ_SEND, &d,
+				      NULL));
+		sim_net_run_for(net, 300);
+	}
 }
 
 /*
@@ -46,16 +64,7 @@ TEST_F(pair, flush_rule_with_late_and_duplicate_acks)
 	u32 i, got = 0;
 	u64 retrans;
 
-	self->net.tapcap = 64;
-	self->net.tap = malloc(64 * sizeof(*self->net.tap));
-
-	/* Fill b's queue, then one more that b will NACK. */
-	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
-		struct vnet_desc d = sim_request(i);
-
-		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-		sim_net_run_for(&self->net, 300);
-	}
+	tap_and_overfill(_metadata, &self->net);
 	sim_net_run_for(&self->net, 3000);
 	EXPECT_EQ(1, p->unacked);
 	EXPECT_LT(0, b->fw.stats.tx_nack[VNET_NACK_QUEUE_FULL]);
@@ -338,14 +347,7 @@ TEST_F(pair, stale_nack_does_not_resolve)
 	struct sim_pkt nack = {};
 	u32 i;
 
-	self->net.tapcap = 64;
-	self->net.tap = malloc(64 * sizeof(*self->net.tap));
-	for (i = 0; i <= VNET_QUEUE_DEPTH; i++) {
-		struct vnet_desc d = sim_request(i);
-
-		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
-		sim_net_run_for(&self->net, 300);
-	}
+	tap_and_overfill(_metadata, &self->net);
 	sim_net_run_for(&self->net, 500);
 	for (i = 0; i < self->net.taplen; i++) {
 		const struct vnet_wire_hdr *h = (void *)self->net.tap[i].data;

@@ -209,9 +209,7 @@ FIXTURE(pair) {
 
 FIXTURE_SETUP(pair)
 {
-	sim_net_init(&self->net, 2, 2, 42);
-	self->net.nic[1]->ep[1].fw.tag = TAG;
-	sim_map(self->net.nic[0], 0, 0, 1, 1, TAG);
+	sim_net_init_pair(&self->net, TAG);
 }
 
 FIXTURE_TEARDOWN(pair)

@@ -152,6 +152,17 @@ void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 	sim_net_init_channels(net, nr_nics, eps_per_nic, seed, NULL);
 }
 
+/*
+ * Two NICs of two endpoints: NIC 0's endpoint 0, a client, sends on slot
+ * 0 to NIC 1's endpoint 1, a server with tag @tag.
+ */
+void sim_net_init_pair(struct sim_net *net, u64 tag)
+{
+	sim_net_init(net, 2, 2, 42);
+	net->nic[1]->ep[1].fw.tag = tag;
+	sim_map(net->nic[0], 0, 0, 1, 1, tag);
+}
+
 static void sim_net_build(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 			  u32 seed, const u32 *channels, u32 max_peers)
 {

@@ -48,6 +48,7 @@ void sim_net_init_channels(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 			   u32 seed, const u32 *channels);
 void sim_net_init_peers(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 			u32 seed, u32 max_peers);
+void sim_net_init_pair(struct sim_net *net, u64 tag);
 void sim_net_fini(struct sim_net *net);
 void sim_net_step(struct sim_net *net, u64 dt);
 void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
