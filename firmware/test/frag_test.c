@@ -590,11 +590,9 @@ FIXTURE(pair) {
 
 FIXTURE_SETUP(pair)
 {
-	sim_net_init(&self->net, 2, 2, 42);
+	sim_net_init_pair(&self->net, TAG);
 	self->net.nic[0]->fw.mtu = 1500;
 	self->net.nic[1]->fw.mtu = 1500;
-	self->net.nic[1]->ep[1].fw.tag = TAG;
-	sim_map(self->net.nic[0], 0, 0, 1, 1, TAG);
 	frag_give_seg(self->net.nic[0], 0, 2 * VNET_XFER_MAX);
 	frag_give_seg(self->net.nic[1], 1, 2 * VNET_XFER_MAX);
 }
