@@ -13,14 +13,14 @@
  *	or a corrupt payload.
  *
  *   VNET_PEERS="NIC:EP:TAG ..." am_peers send NIC [--count N] [--seconds S]
- *							 [--persist]
+ *						   [--stall T] [--persist]
  *	An endpoint on NIC per peer, each with K = 4 requests in flight:
  *	medium requests of 0 to 4 KiB, N to every peer (default 100), or as
  *	many as S seconds allow.  A peer that returns a request unreachable
  *	gets no more (with --persist it still gets its N), nor does one that
- *	resolved none of its requests for
- *	10 s: a node that died after taking a request never answers it, and
- *	the requests it holds are left "unanswered".  When all are resolved,
+ *	resolved none of its requests for T seconds (default 10): a node that
+ *	died after taking a request never answers it, and the requests it
+ *	holds are left "unanswered".  When all are resolved,
  *	each peer that returned none is asked how many requests of this run
  *	it took.  Prints a line per peer
  *
@@ -64,8 +64,8 @@
 #define MAX_SEQ		(1u << 20)	/* per client run and peer */
 #define MAX_LEN		4096u
 #define CREDITS		AMVNET_DEFAULT_CREDITS
-/* A peer that resolves nothing for this long is given up. */
-#define STALL_SEC	10
+/* Seconds: a peer that resolves nothing for this long is given up. */
+static double stall = 10;
 
 static const char *prog = "am_peers";
 
@@ -217,13 +217,25 @@ static void on_count(void *token, int32_t run)
 	AM_Reply3(token, H_COUNTED, c->delivered, c->duplicates, c->corrupt);
 }
 
-/* A reply of ours that came back: its requester is gone. */
+/*
+ * A reply of ours that came back: its requester is gone, or refused it for
+ * busy_timeout_ms.  Said, so that a request left unanswered has its cause.
+ */
 static void on_srv_returned(int status, op_t opcode, void *token)
 {
-	(void)status;
+	struct amvnet_returned ret;
+	en_t to;
+
 	(void)opcode;
-	(void)token;
 	srv_returned++;
+	/* The source of a returned message is where it could not go. */
+	if (AMVNET_GetReturnedMessage(token, &ret) != AM_OK ||
+	    AM_GetSourceEndpoint(token, &to) != AM_OK)
+		return;
+	fprintf(stderr, "%s: reply to %u:%u (handler %d, first argument %d) "
+		"returned: status %d, reason %u\n", prog, to.nic, to.ep,
+		(int)ret.handler, ret.numargs ? (int)ret.args[0] : -1, status,
+		ret.reason);
 }
 
 static int serve(uint32_t nic, int nr_eps)
@@ -296,7 +308,7 @@ struct peer {
 	double progress;		/* its last resolution, or first request */
 	double first_sent;
 	bool dead;			/* returned a request unreachable */
-	bool stalled;			/* resolved nothing for STALL_SEC */
+	bool stalled;			/* resolved nothing for stall s */
 	bool asked, counted;
 	uint32_t delivered, duplicates, corrupt;
 };
@@ -416,12 +428,12 @@ static uint32_t resolved(const struct peer *p)
 	return p->replied + p->unreachable + p->returned;
 }
 
-/* Requests out to @p; a peer that resolved none for STALL_SEC is given up. */
+/* Requests out to @p; a peer that resolved none for stall s is given up. */
 static bool outstanding(struct peer *p)
 {
 	if (resolved(p) == p->sent)
 		return false;
-	if (now() - p->progress > STALL_SEC)
+	if (now() - p->progress > stall)
 		p->stalled = true;
 	return !p->stalled;
 }
@@ -506,7 +518,7 @@ static int send_all(eb_t eb, uint32_t run, uint32_t count, double seconds,
 /*
  * Ask each peer that returned nothing what it took from this run: all at
  * once, as each may have to be paged in, and given up only when none has
- * answered for STALL_SEC.
+ * answered for stall seconds.
  */
 static int ask_counts(eb_t eb, uint32_t run)
 {
@@ -531,7 +543,7 @@ static int ask_counts(eb_t eb, uint32_t run)
 			waiting = left;
 			progress = now();
 		}
-		if (now() - progress > STALL_SEC)
+		if (now() - progress > stall)
 			break;
 		CHECK(AM_WaitSema(eb));
 	}
@@ -623,7 +635,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: %s serve NIC [--endpoints N]\n"
 		"       VNET_PEERS=\"NIC:EP:TAG ...\" %s send NIC "
-		"[--count N] [--seconds S] [--persist]\n", prog, prog);
+		"[--count N] [--seconds S] [--stall T] [--persist]\n", prog,
+		prog);
 }
 
 int main(int argc, char **argv)
@@ -674,6 +687,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--seconds")) {
 			seconds = strtod(argv[++a], &end);
 			count = MAX_SEQ;
+		} else if (!strcmp(argv[a], "--stall")) {
+			stall = strtod(argv[++a], &end);
 		} else {
 			break;
 		}
@@ -681,6 +696,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (a != argc || !count || count > MAX_SEQ || seconds < 0 ||
+	    !(stall > 0) ||
 	    parse_peers(getenv("VNET_PEERS"))) {
 		usage();
 		return 2;

@@ -573,7 +573,7 @@ paging()
 	for k in $all; do
 		client_start "$k" "${nic[k]}" \
 			"$(endpoints_of page "$(others "$all" "$k")")" \
-			--count "$count"
+			--count "$count" --stall "$paging_stall"
 	done
 	for k in $all; do
 		wait "${peak_pid[k]}"
@@ -612,4 +612,18 @@ paging()
 	check $? "$out/agree" "paging: every mapper agrees on table" \
 		"$term.$version, the one before the loss: nobody was" \
 		"declared dead"
+}
+
+# After step 7, its servers stopped (servers_stop): no reply of theirs came
+# back.  One refused for busy_timeout_ms would, and leave its request
+# unanswered; am_peers says to whom and why.
+replies_taken()
+{
+	local k
+
+	for k in $2; do
+		grep -q ' 0 replies returned$' "$out/server.$1.$k"
+		check $? "$out/server.$1.$k" "paging: node $k: every reply" \
+			"of its servers was taken"
+	done
 }
