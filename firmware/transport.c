@@ -68,9 +68,10 @@
  * echo the stamp of one of this message's transmissions; a NACK resolves
  * the message only if it echoes the latest, so a late, duplicate or forged
  * one never changes a channel that has moved on.  Whatever a peer sends, a
- * message -- a train's fragment -- is resolved within max(busy_timeout,
- * 2 * max_retries quanta), and returned if not delivered within its
- * lifetime, vnet_fw_msg_lifetime(), from when it (the fragment) was loaded.
+ * message -- a train's fragment -- is resolved within max(busy_timeout +
+ * max_retries / 4 quanta, 2 * max_retries quanta), and returned if not
+ * delivered within its lifetime, vnet_fw_msg_lifetime(), from when it
+ * (the fragment) was loaded.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -827,7 +828,7 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			      u32 c, u64 absent_from)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
-	bool refused;
+	bool refused, expired, busy;
 
 	if (ch->state == VNET_CHAN_RETURNING) {
 		vnet_fw_try_return(nic, p, ch);
@@ -845,7 +846,8 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		ch->heard_at = nic->now;
 	/* Whatever the wait for an answer, the bounds hold to the scan. */
 	refused = vnet_fw_chan_refused_too_long(nic, ch);
-	if (refused || nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic)) {
+	expired = nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic);
+	if (refused || expired) {
 		/*
 		 * Refused too long, or out of time.  If its latest
 		 * transmission was refused the receiver does not have it:
@@ -854,11 +856,19 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		 * as when retries run out.  Either way the channel's next
 		 * message restarts the receiver's sequence.
 		 */
+		busy = ch->nacked || (refused && ch->is_train &&
+				      ch->frag_off + ch->frag_len < ch->msg.len);
+		/*
+		 * A receiver that has refused it all along may well refuse
+		 * the transmission on the wire too: until it is due again
+		 * its answer can still say "busy" rather than leave it to
+		 * the worst case.  It goes out no more.
+		 */
+		if (!busy && !expired && nic->now < ch->due)
+			return;
 		ch->sync = true;
-		vnet_fw_start_return(nic, p, ch,
-				     ch->nacked || (refused && ch->is_train &&
-				     ch->frag_off + ch->frag_len < ch->msg.len) ?
-				     VNET_RET_BUSY : VNET_RET_UNREACHABLE);
+		vnet_fw_start_return(nic, p, ch, busy ? VNET_RET_BUSY :
+						 VNET_RET_UNREACHABLE);
 		return;
 	}
 	if (!ch->nacked &&

@@ -474,4 +474,71 @@ TEST_F(pair, resume_waits_for_a_moving_sender)
 	EXPECT_EQ(1, a->fw.stats.retransmits);
 }
 
+/*
+ * Requests refused for busy_timeout by a receiver that answers every
+ * transmission a round trip of four quanta later: each comes back "busy",
+ * never "unreachable".  The busy clock runs out while the latest
+ * transmission is on the wire as often as not; the receiver has refused
+ * every one so far, and its answer to that one says what to say.
+ */
+static void refused_until_busy(struct __test_metadata *_metadata,
+			       struct sim_net *net, bool resident)
+{
+	struct sim_nic *a = net->nic[0], *b = net->nic[1];
+	u32 i, extra = SIM_CHANNELS / 2;	/* what may be refused at once */
+	u32 sent = resident ? VNET_QUEUE_DEPTH + extra : extra;
+	const u64 *nacks = a->fw.stats.rx_nack;
+	u64 refused, limit;
+
+	net->delay = 2 * a->fw.quantum;
+	if (!resident) {
+		b->auto_fault = false;
+		sim_unload(b, 1);
+	}
+	for (i = 0; i < sent; i++) {
+		struct vnet_desc d = sim_request(i);
+
+		ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+		sim_net_run_for(net, a->fw.quantum / 3);
+	}
+	while (!nacks[VNET_NACK_QUEUE_FULL] && !nacks[VNET_NACK_NOT_RESIDENT])
+		sim_net_step(net, 20);
+	refused = net->now;
+	/*
+	 * All refused within a round trip; then the busy clock, the
+	 * longest wait for an answer (rtt.c) and a scan.
+	 */
+	limit = 2 * net->delay + a->fw.busy_timeout +
+		a->fw.max_retries * a->fw.quantum / 4 + 2 * a->fw.quantum;
+	while (a->fw.nactive && net->now - refused < 2 * limit)
+		sim_net_step(net, 20);
+	TH_LOG("%s: %llu busy, %llu unreachable %llu after the first refusal (busy_timeout %llu)",
+	       resident ? "queue full" : "not resident",
+	       (unsigned long long)a->fw.stats.returned[VNET_RET_BUSY],
+	       (unsigned long long)a->fw.stats.returned[VNET_RET_UNREACHABLE],
+	       (unsigned long long)(net->now - refused),
+	       (unsigned long long)a->fw.busy_timeout);
+	EXPECT_EQ(0, a->fw.nactive);
+	EXPECT_EQ(extra, a->fw.stats.returned[VNET_RET_BUSY]);
+	EXPECT_EQ(0, a->fw.stats.returned[VNET_RET_UNREACHABLE]);
+	EXPECT_LE(net->now - refused, limit);
+	for (i = 0; i < extra; i++) {
+		const struct vnet_desc *d = sim_peek(a, 0, VNET_Q_REP_RECV);
+
+		ASSERT_NE(NULL, d);
+		EXPECT_EQ(VNET_RET_BUSY, d->status);
+		sim_consume(a, 0, VNET_Q_REP_RECV);
+	}
+}
+
+TEST_F(pair, queue_full_past_busy_timeout_is_busy)
+{
+	refused_until_busy(_metadata, &self->net, true);
+}
+
+TEST_F(pair, not_resident_past_busy_timeout_is_busy)
+{
+	refused_until_busy(_metadata, &self->net, false);
+}
+
 TEST_HARNESS_MAIN

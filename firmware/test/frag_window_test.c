@@ -279,7 +279,8 @@ TEST_F(win, window_moving_is_word_from_the_receiver)
 
 /*
  * A moving sender's flush is bounded as a single message's is, by
- * max(busy_timeout, 2 * max_retries quanta), whatever the window: with
+ * max(busy_timeout + max_retries / 4 quanta, 2 * max_retries quanta),
+ * whatever the window: with
  * only the oldest fragment's resends getting through, its ACKs trickle in
  * a timeout apart.  Counted as word from the receiver while the sender
  * moved, they held the flush a timeout per fragment of the window --

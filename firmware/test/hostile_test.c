@@ -409,14 +409,15 @@ TEST_F(forged, flood_from_wrong_mac_changes_nothing)
 
 /*
  * The documented bound on a message in flight, whatever a peer sends:
- * max(busy_timeout, 2 * max_retries quanta), and a scan of slack.
+ * max(busy_timeout and the longest wait for the answer to the latest
+ * transmission, 2 * max_retries quanta), and a scan of slack.
  */
 static u64 resolve_bound(const struct vnet_fw_nic *fw)
 {
 	u64 retries = 2 * fw->max_retries * fw->quantum;
+	u64 busy = fw->busy_timeout + fw->max_retries * fw->quantum / 4;
 
-	return (fw->busy_timeout > retries ? fw->busy_timeout : retries) +
-	       2 * fw->quantum;
+	return (busy > retries ? busy : retries) + 2 * fw->quantum;
 }
 
 /* NACK every message NIC 0 has in flight to NIC 1, stale or current. */
@@ -450,10 +451,9 @@ static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale,
 
 /*
  * From the right address, NACKs can hold a message no longer than the
- * documented bound, max(busy_timeout, 2 * max_retries quanta): stale ones
- * are no answer, current ones start the busy clock once, and RESYNCs of
- * the current transmission, which restart the channel, are no answer
- * either.  And a closing endpoint is forgotten at once, whatever is on
+ * documented bound (resolve_bound()): stale ones are no answer, current
+ * ones start the busy clock once, and RESYNCs of the current
+ * transmission, which restart the channel, are no answer either.  And a closing endpoint is forgotten at once, whatever is on
  * the wire.
  */
 static const struct {
