@@ -27,7 +27,8 @@
  * -- an ACK, or a NACK of its latest transmission other than RESYNC -- is
  * still returned max_retries quanta after the last word or its first
  * transmission after a NACK (transport.c),
- * refused ones after busy_timeout, and all of them within their lifetime,
+ * refused ones after busy_timeout (and the wait for the answer to a
+ * transmission already out), and all of them within their lifetime,
  * checked at every timer scan whatever the retransmission timeout.  Each
  * transmission gives one sample at most, so a peer that answers late, or
  * twice, can only slow the retransmissions of the messages sent to it.

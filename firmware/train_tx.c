@@ -286,6 +286,9 @@ static void vnet_fw_train_fill(struct vnet_fw_nic *nic,
 
 	if ((s32)(ch->resend - ch->una_seq) < 0)
 		ch->resend = ch->una_seq;
+	/* Refused too long: it waits for its latest answer, sends nothing. */
+	if (vnet_fw_chan_refused_too_long(nic, ch))
+		return;
 	while (ch->state == VNET_CHAN_INFLIGHT && !ch->narrow &&
 	       (s32)(ch->seq - ch->resend) >= 0 &&
 	       (ch->counted || !(ch->src && fw_read_once(ch->src->moving))))

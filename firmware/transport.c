@@ -69,9 +69,9 @@
  * the message only if it echoes the latest, so a late, duplicate or forged
  * one never changes a channel that has moved on.  Whatever a peer sends, a
  * message -- a train's fragment -- is resolved within max(busy_timeout +
- * max_retries / 4 quanta, 2 * max_retries quanta), and returned if not
- * delivered within its lifetime, vnet_fw_msg_lifetime(), from when it
- * (the fragment) was loaded.
+ * max(max_retries / 4, 2) quanta, 2 * max_retries quanta), and returned
+ * if not delivered within its lifetime, vnet_fw_msg_lifetime(), from when
+ * it (the fragment) was loaded.
  */
 #include "fw_deliver.h"
 #include "fw_queue.h"
@@ -781,7 +781,8 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 }
 
 /*
- * Refused for busy_timeout: its sender gets it back at its next tick.  A
+ * Refused for busy_timeout: its sender gets it back at its next tick, or
+ * once the answer to its latest transmission is in or overdue.  A
  * train sent back to its start -- NACKed RESTART or RESYNC -- has two
  * quanta more for each fragment up to the furthest point it reached (each
  * carries VNET_WIRE_FRAG_MIN bytes at least), as the receiver gives a
@@ -844,7 +845,10 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		ch->heard_at += nic->now - absent_from;
 	else
 		ch->heard_at = nic->now;
-	/* Whatever the wait for an answer, the bounds hold to the scan. */
+	/*
+	 * However long the retransmission timeout, the bounds are checked
+	 * at every scan; past them only an answer already due is waited for.
+	 */
 	refused = vnet_fw_chan_refused_too_long(nic, ch);
 	expired = nic->now - ch->taken_at >= vnet_fw_msg_lifetime(nic);
 	if (refused || expired) {
@@ -859,10 +863,13 @@ static void vnet_fw_chan_tick(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		busy = ch->nacked || (refused && ch->is_train &&
 				      ch->frag_off + ch->frag_len < ch->msg.len);
 		/*
-		 * A receiver that has refused it all along may well refuse
-		 * the transmission on the wire too: until it is due again
-		 * its answer can still say "busy" rather than leave it to
-		 * the worst case.  It goes out no more.
+		 * A receiver that refused it may well refuse the
+		 * transmission on the wire too, and its answer can still
+		 * say "busy" rather than leave it to the worst case.  So,
+		 * sending nothing more (nor a fragment, train_tx.c), wait
+		 * until that transmission is due again: at most a timeout,
+		 * or the two quanta a stale NACK gives, after a send made
+		 * before the clock ran out.
 		 */
 		if (!busy && !expired && nic->now < ch->due)
 			return;

@@ -510,6 +510,7 @@ static void refused_until_busy(struct __test_metadata *_metadata,
 	 */
 	limit = 2 * net->delay + a->fw.busy_timeout +
 		a->fw.max_retries * a->fw.quantum / 4 + 2 * a->fw.quantum;
+	ASSERT_LE(8, a->fw.max_retries);	/* the wait: max_retries / 4 */
 	while (a->fw.nactive && net->now - refused < 2 * limit)
 		sim_net_step(net, 20);
 	TH_LOG("%s: %llu busy, %llu unreachable %llu after the first refusal (busy_timeout %llu)",

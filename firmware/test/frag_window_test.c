@@ -279,10 +279,9 @@ TEST_F(win, window_moving_is_word_from_the_receiver)
 
 /*
  * A moving sender's flush is bounded as a single message's is, by
- * max(busy_timeout + max_retries / 4 quanta, 2 * max_retries quanta),
- * whatever the window: with
- * only the oldest fragment's resends getting through, its ACKs trickle in
- * a timeout apart.  Counted as word from the receiver while the sender
+ * max(busy_timeout + max(max_retries / 4, 2) quanta, 2 * max_retries
+ * quanta), whatever the window: with only the oldest fragment's resends
+ * getting through, its ACKs trickle in a timeout apart.  Counted as word from the receiver while the sender
  * moved, they held the flush a timeout per fragment of the window --
  * found by cluster_fuzz (regress/cluster_fuzz/window_out_when_its_sender_
  * moves), 20% of the packets lost.
@@ -461,6 +460,155 @@ TEST_F(win, latest_fragment_read_again_keeps_its_new_sum)
 	EXPECT_EQ(VNET_CHAN_FREE, ch->state);
 	EXPECT_EQ(0, self->b->fw.stats.bad_frames);
 	EXPECT_EQ(0, self->a->fw.stats.returned[VNET_RET_UNREACHABLE]);
+}
+
+/*
+ * A train refused for busy_timeout, its last fragment out and its latest
+ * transmission (the oldest fragment, sent again alone by the timer)
+ * unanswered, sends nothing more and waits for that transmission's answer
+ * until it would be due again -- a timeout at most.  An ACK of the oldest
+ * fragment meanwhile (a receiver with a round trip of a timeout that lost
+ * the rest of the window) sent the fragments after it again
+ * (vnet_fw_train_fill()), each putting ch->due a timeout further: two
+ * timeouts.
+ */
+TEST_F(win, refused_train_waits_one_timeout)
+{
+	struct vnet_fw_peer *p = &self->a->fw.peers[self->a->fw.peer_of[1]];
+	u64 q = self->a->fw.quantum, rto_max, refused_at, found = 0, due0 = 0;
+	const u32 len = 6000;
+	struct vnet_fw_send_chan *ch;
+	u64 sent, after = 0;
+	u32 stamp;
+
+	self->a->fw.max_retries = 20;
+	self->a->fw.busy_timeout = 10 * q;
+	rto_max = self->a->fw.max_retries * q / 4;
+	self->net.down[1] = true;
+	send_xfer(_metadata, self, len, 11);
+	ch = chan(self);
+	while (ch->state != VNET_CHAN_INFLIGHT)
+		sim_net_step(&self->net, 20);
+	/* First fragment taken, then all but the last. */
+	answer(self, VNET_WIRE_ACK, ch->seq, ch->stamp, VNET_RET_NONE);
+	ASSERT_EQ(len, ch->frag_off + ch->frag_len);
+	ASSERT_LT(2, ch->seq - ch->una_seq);
+	answer(self, VNET_WIRE_ACK, ch->seq - 1,
+	       ch->win_stamp[(ch->seq - 1) % VNET_FW_TRAIN_WINDOW_MAX],
+	       VNET_RET_NONE);
+	ASSERT_EQ(ch->seq, ch->una_seq);
+	/* Refused (an older transmission, "queue full"), then restarted. */
+	answer(self, VNET_WIRE_NACK, ch->seq, ch->first_stamp,
+	       VNET_NACK_QUEUE_FULL);
+	ASSERT_TRUE(ch->refused);
+	ASSERT_FALSE(ch->refused_rewound);
+	refused_at = self->net.now;
+	answer(self, VNET_WIRE_NACK, ch->seq, ch->stamp, VNET_NACK_RESTART);
+	ASSERT_EQ(0, ch->frag_off);
+	/* A receiver whose round trips are about rto_max. */
+	p->srtt = rto_max;
+	p->rttvar = rto_max;
+	p->rto = rto_max;
+	stamp = ch->stamp;
+	while (ch->stamp == stamp)
+		sim_net_step(&self->net, 20);
+	/*
+	 * It takes the first fragment again, its answer timed so that the
+	 * timer's next go falls just before the clock runs out: the rest of
+	 * the train goes.
+	 */
+	while (self->net.now < refused_at + self->a->fw.busy_timeout -
+			       rto_max - 3 * q / 2)
+		sim_net_step(&self->net, 20);
+	answer(self, VNET_WIRE_ACK, ch->seq, ch->stamp, VNET_RET_NONE);
+	ASSERT_EQ(len, ch->frag_off + ch->frag_len);
+	ASSERT_NE(ch->seq, ch->una_seq);
+	/* The window lost; the timer sends the oldest again, alone. */
+	stamp = ch->stamp;
+	while (ch->stamp == stamp)
+		sim_net_step(&self->net, 20);
+	ASSERT_TRUE(ch->narrow);
+	ASSERT_GT(refused_at + self->a->fw.busy_timeout, self->net.now);
+	/* Busy clock out, latest unanswered: the new wait. */
+	while (!vnet_fw_chan_refused_too_long(&self->a->fw, ch))
+		sim_net_step(&self->net, 20);
+	found = self->net.now;
+	due0 = ch->due;
+	ASSERT_EQ(VNET_CHAN_INFLIGHT, ch->state);
+	/* Just before that is due, the oldest's answer: taken. */
+	while (self->net.now + 40 < due0) {
+		sim_net_step(&self->net, 20);
+		ASSERT_EQ(VNET_CHAN_INFLIGHT, ch->state);
+	}
+	sent = self->a->fw.stats.retransmits;
+	answer(self, VNET_WIRE_ACK, ch->una_seq, ch->stamp, VNET_RET_NONE);
+	after = self->a->fw.stats.retransmits - sent;
+	while (ch->state == VNET_CHAN_INFLIGHT)
+		sim_net_step(&self->net, 20);
+	TH_LOG("refused at %llu, clock out (seen) at +%llu, due then +%llu; "
+	       "%llu sent after the clock ran out; returned (%s) at +%llu; "
+	       "rto_max %llu, quantum %llu",
+	       (unsigned long long)refused_at,
+	       (unsigned long long)(found - refused_at),
+	       (unsigned long long)(due0 - refused_at),
+	       (unsigned long long)after,
+	       self->a->fw.stats.returned[VNET_RET_UNREACHABLE] ?
+	       "unreachable" : "other",
+	       (unsigned long long)(self->net.now - refused_at),
+	       (unsigned long long)rto_max, (unsigned long long)q);
+	/* Nothing goes out; back by the time it was due, and a scan. */
+	EXPECT_EQ(0, after);
+	EXPECT_GE(due0 + q, self->net.now);
+	EXPECT_GE(rto_max + q, self->net.now - found);
+}
+
+/*
+ * With max_retries under 8 the wait past busy_timeout is up to two quanta,
+ * not max_retries / 4: a NACK of an older transmission gives the latest
+ * two quanta (vnet_fw_wait_for_latest()).
+ */
+TEST_F(win, small_max_retries_wait_two_quanta)
+{
+	u64 q = self->a->fw.quantum, refused_at, deadline, sent = 0;
+	struct vnet_fw_send_chan *ch = chan(self);
+	u32 stamp;
+
+	self->a->fw.max_retries = 1;
+	self->a->fw.busy_timeout = 10 * q;
+	self->net.down[1] = true;
+	send_xfer(_metadata, self, 100, 12);
+	while (ch->state != VNET_CHAN_INFLIGHT)
+		sim_net_step(&self->net, 20);
+	ASSERT_FALSE(ch->is_train);
+	answer(self, VNET_WIRE_NACK, ch->seq, ch->stamp, VNET_NACK_QUEUE_FULL);
+	refused_at = self->net.now;
+	deadline = refused_at + self->a->fw.busy_timeout;
+	/* Every transmission refused at once, but the last before the deadline. */
+	for (;;) {
+		stamp = ch->stamp;
+		while (ch->stamp == stamp)
+			sim_net_step(&self->net, 20);
+		if (self->net.now + q < deadline) {
+			answer(self, VNET_WIRE_NACK, ch->seq, ch->stamp,
+			       VNET_NACK_QUEUE_FULL);
+			continue;
+		}
+		sent = self->net.now;
+		/* That one unanswered; a late NACK of the one before. */
+		answer(self, VNET_WIRE_NACK, ch->seq, ch->stamp - 1,
+		       VNET_NACK_QUEUE_FULL);
+		break;
+	}
+	while (ch->state == VNET_CHAN_INFLIGHT)
+		sim_net_step(&self->net, 20);
+	TH_LOG("last sent %llu before the deadline; returned %llu after it "
+	       "(max_retries / 4 quanta: %llu, quantum %llu)",
+	       (unsigned long long)(deadline - sent),
+	       (unsigned long long)(self->net.now - deadline),
+	       (unsigned long long)(self->a->fw.max_retries * q / 4),
+	       (unsigned long long)q);
+	/* The wait, max(max_retries / 4, 2) quanta, and a scan. */
+	EXPECT_GE(3 * q, self->net.now - deadline);
 }
 
 TEST_HARNESS_MAIN

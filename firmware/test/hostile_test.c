@@ -409,13 +409,15 @@ TEST_F(forged, flood_from_wrong_mac_changes_nothing)
 
 /*
  * The documented bound on a message in flight, whatever a peer sends:
- * max(busy_timeout and the longest wait for the answer to the latest
- * transmission, 2 * max_retries quanta), and a scan of slack.
+ * max(busy_timeout plus the longest wait for the answer to the latest
+ * transmission, max(max_retries / 4, 2) quanta, 2 * max_retries quanta),
+ * and a scan of slack.
  */
 static u64 resolve_bound(const struct vnet_fw_nic *fw)
 {
 	u64 retries = 2 * fw->max_retries * fw->quantum;
-	u64 busy = fw->busy_timeout + fw->max_retries * fw->quantum / 4;
+	u64 wait = fw->max_retries / 4 > 2 ? fw->max_retries / 4 : 2;
+	u64 busy = fw->busy_timeout + wait * fw->quantum;
 
 	return (busy > retries ? busy : retries) + 2 * fw->quantum;
 }

@@ -409,17 +409,17 @@ void fz_inject(struct fz_net *f, const u8 *frame, u32 len, bool stranger)
  * Move endpoint @ep of NIC @nic off the card the host's way
  * (vnet_cache_detach()): the firmware stops visiting it, and it goes
  * once nothing of it is on the wire -- which the firmware promises
- * within max(busy_timeout + max_retries / 4 quanta, 2 * max_retries
- * quanta) whatever the peer does.  It comes back when a message for it, or its user, or its own
- * posted messages want it.
+ * within max(busy_timeout + max(max_retries / 4, 2) quanta,
+ * 2 * max_retries quanta) whatever the peer does.  It comes back when a
+ * message for it, or its user, or its own posted messages want it.
  */
 void fz_move(struct fz_net *f, u32 nic, u32 ep)
 {
 	struct sim_nic *s = f->net.nic[nic];
 	struct vnet_fw_ep *fw = &s->ep[ep].fw;
 	u64 retries = 2ULL * s->fw.max_retries * s->fw.quantum;
-	u64 busy = s->fw.busy_timeout +
-		   (u64)s->fw.max_retries * s->fw.quantum / 4;
+	u64 wait = s->fw.max_retries / 4 > 2 ? s->fw.max_retries / 4 : 2;
+	u64 busy = s->fw.busy_timeout + wait * s->fw.quantum;
 	/* And a quantum: the scan that sees a deadline runs once one. */
 	u64 bound = (busy > retries ? busy : retries) + s->fw.quantum;
 	u64 start = f->net.now;
