@@ -292,10 +292,16 @@ vm_qemu()
 		-virtfs "local,path=${TREE//,/,,},mount_tag=vnettree,security_model=none,multidevs=remap"
 		-virtfs "local,path=${3//,/,,},mount_tag=vnetrun,security_model=none"
 	)
+	# Without CMPXCHG16B under TCG: QEMU 7.2's helper for it leaves the
+	# flags' evaluation state stale, and a SLUB fast path retried after
+	# an interrupt could take the VM bit into EFLAGS, the next interrupt
+	# then ending in a double fault (8.0 inlined the instruction).  Two
+	# cluster guests died so, in kmalloc, EFLAGS reading 0x202 | RDI.
+	# SLUB runs its slow path instead, with interrupts off.
 	if ((kvm)); then
 		qemu+=(-accel kvm -cpu host)
 	else
-		qemu+=(-accel tcg -cpu max)
+		qemu+=(-accel tcg -cpu max,-cx16)
 	fi
 }
 
