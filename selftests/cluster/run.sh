@@ -99,7 +99,7 @@ giveup_ms=$((255 * 20))
 # client gives a server up only after a request and then its reply could
 # each have taken that long.
 lifetime_ms=$((5000 + 2 * giveup_ms))
-paging_stall=$(((2 * lifetime_ms + 999) / 1000 + 1))
+paging_stall=$(((2 * lifetime_ms + 999) / 1000))
 # The link cut of step 5: a quarter of D.  A peer heard the node at most H
 # before the cut, so it hears nothing for 750 ms, which leaves 1250 ms of
 # D for a guest that TCG runs late; and it is 25 times the retransmission
