@@ -69,7 +69,7 @@
  * the message only if it echoes the latest, so a late, duplicate or forged
  * one never changes a channel that has moved on.  Whatever a peer sends, a
  * message -- a train's fragment -- is resolved within max(busy_timeout +
- * max(max_retries / 4, 2) quanta, 2 * max_retries quanta), and returned
+ * max(max_retries quanta / 4, 2 quanta), 2 * max_retries quanta), and returned
  * if not delivered within its lifetime, vnet_fw_msg_lifetime(), from when
  * it (the fragment) was loaded.
  */

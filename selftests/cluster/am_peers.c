@@ -20,7 +20,8 @@
  *	gets no more (with --persist it still gets its N), nor does one that
  *	resolved none of its requests for T seconds (default 10): a node that
  *	died after taking a request never answers it, and the requests it
- *	holds are left "unanswered".  When all are resolved,
+ *	holds are left "unanswered".  (T also bounds the wait for the counts
+ *	below.)  When all are resolved,
  *	each peer that returned none is asked how many requests of this run
  *	it took.  Prints a line per peer
  *
@@ -308,7 +309,7 @@ struct peer {
 	double progress;		/* its last resolution, or first request */
 	double first_sent;
 	bool dead;			/* returned a request unreachable */
-	bool stalled;			/* resolved nothing for stall s */
+	bool stalled;			/* resolved nothing for stall seconds */
 	bool asked, counted;
 	uint32_t delivered, duplicates, corrupt;
 };
@@ -428,7 +429,7 @@ static uint32_t resolved(const struct peer *p)
 	return p->replied + p->unreachable + p->returned;
 }
 
-/* Requests out to @p; a peer that resolved none for stall s is given up. */
+/* Requests out to @p; one that resolved none for stall seconds is given up. */
 static bool outstanding(struct peer *p)
 {
 	if (resolved(p) == p->sent)
