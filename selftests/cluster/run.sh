@@ -92,13 +92,15 @@ join_bound=$((hb + tick))
 # The transport alone gives up on a silent NIC after max_retries times
 # retrans_ms without an answer: 5.1 s, well past dead_bound + slack, so
 # a request back within that came back because its route was withdrawn.
-params="frames=8 max_retries=255 retrans_ms=20 busy_timeout_ms=5000"
-giveup_ms=$((255 * 20))
+max_retries=255 retrans_ms=20 busy_ms=5000
+params="frames=8 max_retries=$max_retries retrans_ms=$retrans_ms"
+params+=" busy_timeout_ms=$busy_ms"
+giveup_ms=$((max_retries * retrans_ms))
 # A message is taken or back within its lifetime (abi.rst), busy_timeout_ms
 # + 2 * max_retries * retrans_ms: 15.2 s.  In step 7, where nobody dies, a
 # client gives a server up only after a request and then its reply could
 # each have taken that long.
-lifetime_ms=$((5000 + 2 * giveup_ms))
+lifetime_ms=$((busy_ms + 2 * giveup_ms))
 paging_stall=$(((2 * lifetime_ms + 999) / 1000))
 # The link cut of step 5: a quarter of D.  A peer heard the node at most H
 # before the cut, so it hears nothing for 750 ms, which leaves 1250 ms of
