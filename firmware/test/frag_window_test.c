@@ -281,8 +281,9 @@ TEST_F(win, window_moving_is_word_from_the_receiver)
  * A moving sender's flush is bounded as a single message's is, by
  * max(busy_timeout + max(max_retries / 4, 2) quanta, 2 * max_retries
  * quanta), whatever the window: with only the oldest fragment's resends
- * getting through, its ACKs trickle in a timeout apart.  Counted as word from the receiver while the sender
- * moved, they held the flush a timeout per fragment of the window --
+ * getting through, its ACKs trickle in a timeout apart.  Counted as word
+ * from the receiver while the sender moved, they held the flush a timeout
+ * per fragment of the window --
  * found by cluster_fuzz (regress/cluster_fuzz/window_out_when_its_sender_
  * moves), 20% of the packets lost.
  */
@@ -601,12 +602,11 @@ TEST_F(win, small_max_retries_wait_two_quanta)
 	}
 	while (ch->state == VNET_CHAN_INFLIGHT)
 		sim_net_step(&self->net, 20);
-	TH_LOG("last sent %llu before the deadline; returned %llu after it "
-	       "(max_retries / 4 quanta: %llu, quantum %llu)",
+	TH_LOG("sent %llu before the deadline, back %llu after; quantum %llu, max_retries/4: %llu",
 	       (unsigned long long)(deadline - sent),
 	       (unsigned long long)(self->net.now - deadline),
-	       (unsigned long long)(self->a->fw.max_retries * q / 4),
-	       (unsigned long long)q);
+	       (unsigned long long)q,
+	       (unsigned long long)(self->a->fw.max_retries * q / 4));
 	/* The wait, max(max_retries / 4, 2) quanta, and a scan. */
 	EXPECT_GE(3 * q, self->net.now - deadline);
 }
