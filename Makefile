@@ -238,6 +238,23 @@ fuzz-coverage:
 bench-fw-cost: ksft-headers
 	$(MAKE) -C firmware/test cost
 
+# The pipeline model that sizes trains' fragments against what each size
+# takes (figures 8 and 9 of "Optimal communication pipelines"): tools/
+# testing/bench-frag in a VM, then the figure (tools/testing/plot-frag),
+# in build/bench-frag/.  One vCPU, as for bench-wire: with two on a
+# two-core host the round trips turn bimodal (Documentation/vnet/
+# vnet-bench.rst).
+FRAG_OUT := build/bench-frag
+BENCH_FRAG_ENV := $(foreach v,BENCH_SIZES BENCH_FRAGS BENCH_COUNT BENCH_MTU,\
+	$(if $($(v)),$(v)=$($(v))))
+.PHONY: bench-frag
+bench-frag: setup all
+	mkdir -p $(FRAG_OUT)
+	tools/vm/run --smp 1 --timeout 1800 -- env \
+		BENCH_OUT=$(CURDIR)/$(FRAG_OUT) $(BENCH_FRAG_ENV) \
+		tools/testing/bench-frag
+	tools/testing/plot-frag -o $(FRAG_OUT)/frag.png $(FRAG_OUT)
+
 .PHONY: bench-overcommit
 bench-overcommit: setup all
 	@st=0; for n in 1 2; do \

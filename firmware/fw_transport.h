@@ -35,7 +35,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 u64 vnet_fw_rto(const struct vnet_fw_nic *nic, const struct vnet_fw_peer *p);
 void vnet_fw_rtt_reset(struct vnet_fw_peer *p);
 void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			  struct vnet_fw_send_chan *ch, u32 stamp);
+			  struct vnet_fw_send_chan *ch, u32 stamp, bool took);
 
 /* receive.c */
 bool vnet_fw_csum_ok(const u8 *pkt, u32 len);
@@ -47,11 +47,20 @@ void vnet_fw_rx_answer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		       const struct vnet_wire_hdr *h,
 		       struct vnet_fw_outcome out);
 
+/* pipeline.c */
+void vnet_fw_pipe_reset(struct vnet_fw_pipe *pipe);
+void vnet_fw_pipe_alone(struct vnet_fw_peer *p, u32 len, u64 rtt);
+void vnet_fw_pipe_sent(struct vnet_fw_peer *p);
+void vnet_fw_pipe_gap(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+		      struct vnet_fw_send_chan *ch, u32 seq, bool last);
+u32 vnet_fw_pipe_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+		      u32 len, u32 room);
+
 /* train_tx.c */
 bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
 			 const struct vnet_fw_peer *p, u32 len);
 enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
-					  const struct vnet_fw_peer *p,
+					  struct vnet_fw_peer *p,
 					  struct vnet_fw_send_chan *ch);
 void vnet_fw_train_begin(struct vnet_fw_send_chan *ch, u32 seq);
 void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,

@@ -91,6 +91,7 @@ static void vnet_fw_route_restart(struct vnet_fw_nic *nic,
 	fw_memset(p->rx, 0, VNET_WIRE_CHANNELS * sizeof(*p->rx));
 	fw_memset(p->took, 0, sizeof(p->took));
 	vnet_fw_rtt_reset(p);
+	vnet_fw_pipe_reset(&p->pipe);
 	for (c = 0; c < nic->nchannels; c++) {
 		p->tx[c].seq = nic->ops->random(nic->ctx);
 		p->tx[c].sync = true;
@@ -120,6 +121,9 @@ int vnet_fw_route_add(struct vnet_fw_nic *nic, u32 nic_id, const u8 *mac,
 		p->valid = true;
 		nic->peer_of[nic_id] = p - nic->peers;
 	}
+	/* Another address is another way there: its costs are to learn. */
+	if (fw_memcmp(p->mac, mac, sizeof(p->mac)))
+		vnet_fw_pipe_reset(&p->pipe);
 	fw_memcpy(p->mac, mac, sizeof(p->mac));
 	return p - nic->peers;
 }

@@ -73,29 +73,34 @@ void vnet_fw_rtt_reset(struct vnet_fw_peer *p)
 }
 
 /*
- * The peer answered transmission @stamp of the message on @ch, which is
- * one of its own (vnet_fw_answered() checked that).
- */
-/*
  * Which of a train's fragments on the wire @stamp is the latest
  * transmission of: an answer to any of them is a round trip, whichever
  * fragment it names (a receiver that has more than the fragment it was
  * sent again says how far it got).  Its slot, or -1.
  */
-static int vnet_fw_rtt_frag(const struct vnet_fw_send_chan *ch, u32 stamp)
+static int vnet_fw_rtt_frag(const struct vnet_fw_send_chan *ch, u32 stamp,
+			    u32 *seq)
 {
 	u32 s;
 
 	for (s = ch->una_seq; (s32)(ch->seq - s) >= 0; s++)
-		if (ch->win_stamp[s % VNET_FW_TRAIN_WINDOW_MAX] == stamp)
+		if (ch->win_stamp[s % VNET_FW_TRAIN_WINDOW_MAX] == stamp) {
+			*seq = s;
 			return s % VNET_FW_TRAIN_WINDOW_MAX;
+		}
 	return -1;
 }
 
+/*
+ * The peer answered transmission @stamp of the message on @ch, which is
+ * one of its own (vnet_fw_answered() checked that); @took: with an ACK
+ * saying it took it.
+ */
 void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			  struct vnet_fw_send_chan *ch, u32 stamp)
+			  struct vnet_fw_send_chan *ch, u32 stamp, bool took)
 {
-	int i = ch->is_train ? vnet_fw_rtt_frag(ch, stamp) : -1;
+	u32 seq = 0;
+	int i = ch->is_train ? vnet_fw_rtt_frag(ch, stamp, &seq) : -1;
 	u64 rtt, err, sent_at;
 
 	if (ch->is_train ? i < 0 : stamp != ch->stamp) {
@@ -120,6 +125,16 @@ void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		ch->sampled = true;
 	}
 	rtt = nic->now - sent_at;
+	/*
+	 * For the pipeline: a packet alone on the way to @p -- a whole
+	 * message, or a train's first fragment, and nothing else of ours
+	 * out to it -- that its receiver took.  A refusal costs the receiver
+	 * no copy: its round trip says nothing of the bytes.
+	 */
+	if (took && p->unacked == 1 && i < 0)
+		vnet_fw_pipe_alone(p, ch->msg.len, rtt);
+	else if (took && p->unacked == 1 && seq == ch->train)
+		vnet_fw_pipe_alone(p, ch->win_end[i], rtt);
 	if (!p->srtt) {
 		p->srtt = rtt ? rtt : 1;
 		p->rttvar = rtt / 2;

@@ -6,7 +6,9 @@
  * the wire at once.
  *
  * A fragment is as large as the peer's frag_max and the link's MTU allow,
- * decided as it is loaded: nothing on the wire fixes the size, so a later
+ * or smaller where the pipeline's costs say so (pipeline.c, which sizes a
+ * train at its first fragment), decided as it is loaded: nothing on the
+ * wire fixes the size, so a later
  * fragment may be larger or smaller than an earlier one, and the receiver
  * only checks that each starts where the last ended.  The last fragment
  * carries the CRC32C of the whole payload, summed as the fragments were
@@ -134,7 +136,7 @@ static bool vnet_fw_frag_bytes(struct vnet_fw_send_chan *ch, u32 off, u32 len)
  * needs.
  */
 enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
-					  const struct vnet_fw_peer *p,
+					  struct vnet_fw_peer *p,
 					  struct vnet_fw_send_chan *ch)
 {
 	bool first = !ch->frag_off;
@@ -145,8 +147,15 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	/* A smaller fragment, not the last, would be a bad frame. */
 	if (room < VNET_WIRE_FRAG_MIN || nic->mtu < VNET_WIRE_TRAIN_MTU)
 		return VNET_RET_TOO_LARGE;
+	/* The pipeline sizes a train once, at its first fragment. */
+	if (first) {
+		ch->frag_cap = vnet_fw_pipe_frag(nic, p, ch->msg.len, room);
+		ch->gap_open = false;
+	}
 	if (len > room)
 		len = room;
+	if (ch->frag_cap && len > ch->frag_cap)
+		len = ch->frag_cap;
 	/*
 	 * A train has two fragments or more, or its first is a bad frame
 	 * (train_rx.c).  The link's MTU may have grown since the message
@@ -329,6 +338,7 @@ void vnet_fw_frag_acked(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	u32 i = seq % VNET_FW_TRAIN_WINDOW_MAX;
 
+	vnet_fw_pipe_gap(nic, p, ch, seq, false);
 	ch->una_off = ch->win_end[i];
 	ch->una_seq = seq + 1;
 	ch->narrow = false;

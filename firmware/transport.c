@@ -245,6 +245,7 @@ static void vnet_fw_xmit_seq(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 
 	ch->stamp = ++nic->stamp;
 	ch->sent_at = nic->now;
+	vnet_fw_pipe_sent(p);
 	ch->due = nic->now + vnet_fw_rto(nic, p);
 	ch->sampled = false;
 	/* Sent again after a NACK: its silence counts from now. */
@@ -611,10 +612,14 @@ static bool vnet_fw_stamp_is_ours(const struct vnet_fw_send_chan *ch,
 	       (s32)(ch->stamp - stamp) >= 0;
 }
 
-/* An ACK or NACK for the message on channel @c, or a stale one? */
+/*
+ * An ACK or NACK for the message on channel @c, or a stale one?  @took:
+ * an ACK saying the receiver took it.
+ */
 static struct vnet_fw_send_chan *vnet_fw_answered(struct vnet_fw_nic *nic,
 						  struct vnet_fw_peer *p,
-						  u32 c, u32 seq, u32 stamp)
+						  u32 c, u32 seq, u32 stamp,
+						  bool took)
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 
@@ -624,7 +629,7 @@ static struct vnet_fw_send_chan *vnet_fw_answered(struct vnet_fw_nic *nic,
 		nic->stats.stale_acks++;
 		return NULL;
 	}
-	vnet_fw_rtt_answered(nic, p, ch, stamp);
+	vnet_fw_rtt_answered(nic, p, ch, stamp, took);
 	ch->retries = 0;
 	return ch;
 }
@@ -639,18 +644,21 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		return;
 	}
 	nic->stats.rx_ack++;
-	ch = vnet_fw_answered(nic, p, c, seq, stamp);
+	ch = vnet_fw_answered(nic, p, c, seq, stamp, status == VNET_RET_NONE);
 	if (!ch)
 		return;
 	ch->sync = false;
 	vnet_fw_set_took(p, ch->msg.peer.ep, status == VNET_RET_NONE);
-	if (status != VNET_RET_NONE)
+	if (status != VNET_RET_NONE) {
 		vnet_fw_start_return(nic, p, ch, status);
-	else if (ch->is_train && (seq != ch->seq ||
-				  ch->frag_off + ch->frag_len < ch->msg.len))
+	} else if (ch->is_train && (seq != ch->seq ||
+				    ch->frag_off + ch->frag_len < ch->msg.len)) {
 		vnet_fw_frag_acked(nic, p, c, seq);
-	else
+	} else {
+		if (ch->is_train)
+			vnet_fw_pipe_gap(nic, p, ch, seq, true);
 		vnet_fw_chan_set_state(nic, p, ch, VNET_CHAN_FREE);
+	}
 }
 
 /*
@@ -696,7 +704,7 @@ void vnet_fw_rx_nack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 
 	if (reason < VNET_NACK_NR)
 		nic->stats.rx_nack[reason]++;
-	ch = vnet_fw_answered(nic, p, c, seq, stamp);
+	ch = vnet_fw_answered(nic, p, c, seq, stamp, false);
 	if (!ch)
 		return;
 	vnet_fw_report(nic, &(struct vnet_fw_event){

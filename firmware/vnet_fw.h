@@ -281,6 +281,15 @@ struct vnet_fw_send_chan {
 	u32 win_stamp[VNET_FW_TRAIN_WINDOW_MAX];
 	u64 win_sent[VNET_FW_TRAIN_WINDOW_MAX];
 	u16 win_sampled;
+	u32 frag_cap;			/* no fragment of it is larger */
+	/*
+	 * When its first fragment's answer opened its window, where the
+	 * rest starts, and what else was going on then (pipeline.c).
+	 */
+	u64 gap_from;
+	u32 gap_off;
+	u32 gap_sent;			/* the peer's pipe.sent then */
+	bool gap_open;			/* nothing else went its way since */
 	/*
 	 * The next fragment to send again once the oldest is answered: the
 	 * receiver dropped those after one it lost.  Past seq, none.
@@ -372,6 +381,34 @@ struct vnet_fw_train {
 
 #define VNET_FW_TOOK_WORDS	4
 
+/*
+ * Decaying sums of samples of a time against a size, for a least-squares
+ * line (pipeline.c).
+ */
+struct vnet_fw_fit {
+	u64 w, x, xx, t, xt;
+};
+
+/* What the pipeline to a peer costs, as its answers show it (pipeline.c). */
+struct vnet_fw_pipe {
+	struct vnet_fw_fit alone;	/* round trip of a packet alone */
+	struct vnet_fw_fit gap;		/* a train's time per fragment */
+	/* The lines as last known, Q16 per byte, and whether they were. */
+	s64 a0, a1, g0, g1;
+	bool known;
+	u32 probes;			/* trains sized at another size */
+	u32 frags;			/* of the latest train that ended */
+	u32 sent;			/* DATA and FRAG packets to it, ever */
+};
+
+/* The pipeline's two lines, for the host to show: milli-units, Q16/byte. */
+struct vnet_fw_pipe_info {
+	s64 alone_base, alone_per_byte;
+	s64 gap_base, gap_per_byte;
+	u64 alone_samples, gap_samples;
+	bool alone_known, gap_known;
+};
+
 struct vnet_fw_peer {
 	u32 nic_id;
 	u32 incarnation;		/* of our route to it, on every packet */
@@ -391,6 +428,7 @@ struct vnet_fw_peer {
 	/* Its round trip, and how long to wait for an answer (rtt.c). */
 	u64 srtt, rttvar;		/* 0: no sample yet */
 	u64 rto;			/* 0: a quantum */
+	struct vnet_fw_pipe pipe;	/* how large its fragments are */
 	/*
 	 * Its endpoints, by index modulo 256, whose latest answer to us was
 	 * "delivered": on the card, as far as we know (transport.c).
@@ -436,6 +474,8 @@ struct vnet_fw_nic {
 	u32 burst;			/* send attempts per visit, 2^k */
 	/* Fragments of a train on the wire at once, 1 to ..._WINDOW_MAX. */
 	u32 train_window;
+	/* Payload bytes of a fragment: 0 to choose (pipeline.c), or at most. */
+	u32 frag_size;
 	u32 rr_next;
 	bool held;			/* a message waits on a busy destination */
 
@@ -518,5 +558,9 @@ bool vnet_fw_mapper_send(struct vnet_fw_nic *nic, const u8 *mac,
 			 const void *payload, u32 len);
 bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 			   const struct vnet_frame *frame);
+bool vnet_fw_pipe_show(const struct vnet_fw_peer *p,
+		       struct vnet_fw_pipe_info *in);
+u32 vnet_fw_pipe_predict(const struct vnet_fw_nic *nic,
+			 const struct vnet_fw_peer *p, u32 len, u32 x, u64 *t);
 
 #endif /* _VNET_FW_H */

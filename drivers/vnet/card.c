@@ -171,6 +171,8 @@ static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 	mutex_lock(&nic->fw_lock);
 	nic->fw_locked_at = ktime_get_ns();
 	vnet_fw_run_calls(nic);
+	/* A measurement's knob: it holds from the next train on. */
+	nic->fw.frag_size = READ_ONCE(nic->frag_size);
 	round = vnet_fw_poll(&nic->fw, vnet_card_now());
 	vnet_fw_run_calls(nic);
 	mutex_unlock(&nic->fw_lock);

@@ -6,7 +6,10 @@
  * wake_delay_us holds open the window in which an eviction's victim is
  * already out but its sleepers not yet woken;
  * queues shows each endpoint's state and queue indices as user space and
- * the firmware see them, all taken in one snapshot under nic->lock.
+ * the firmware see them, all taken in one snapshot under nic->lock;
+ * pipeline, what the firmware measured of the pipeline to each routed
+ * peer, from which it sizes trains' fragments, and frag_size overrides
+ * that size, for measuring the choice against the others.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -50,6 +53,39 @@ static int vnet_debugfs_queues_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vnet_debugfs_queues);
 
+/*
+ * A line per routed peer: its NIC id, then for each of the two lines
+ * (alone: a packet's round trip by payload size; gap: a train's time per
+ * fragment once its window is open) whether it is known, samples,
+ * nanoseconds at 0 bytes and picoseconds per byte; then how many
+ * fragments the latest train to it that ended had.  Under fw_lock, as
+ * the firmware's own tables.
+ */
+static int vnet_debugfs_pipeline_show(struct seq_file *m, void *unused)
+{
+	struct vnet_nic *nic = m->private;
+	struct vnet_fw_pipe_info in;
+	u32 i;
+
+	seq_puts(m, "nic alone samples ns ps_per_byte gap samples ns ps_per_byte frags\n");
+	mutex_lock(&nic->fw_lock);
+	for (i = 0; i < nic->fw.max_peers; i++) {
+		const struct vnet_fw_peer *p = &nic->fw.peers[i];
+
+		if (!p->valid)
+			continue;
+		vnet_fw_pipe_show(p, &in);
+		seq_printf(m, "%u %d %llu %lld %lld %d %llu %lld %lld %u\n",
+			   p->nic_id, in.alone_known, in.alone_samples,
+			   in.alone_base, in.alone_per_byte * 1000 / 65536,
+			   in.gap_known, in.gap_samples, in.gap_base,
+			   in.gap_per_byte * 1000 / 65536, p->pipe.frags);
+	}
+	mutex_unlock(&nic->fw_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vnet_debugfs_pipeline);
+
 void vnet_debugfs_add_nic(struct vnet_nic *nic)
 {
 	nic->debugfs = debugfs_create_dir(nic->name, vnet_debugfs_root);
@@ -59,6 +95,9 @@ void vnet_debugfs_add_nic(struct vnet_nic *nic)
 			   &nic->wake_delay_us);
 	debugfs_create_file("queues", 0400, nic->debugfs, nic,
 			    &vnet_debugfs_queues_fops);
+	debugfs_create_file("pipeline", 0400, nic->debugfs, nic,
+			    &vnet_debugfs_pipeline_fops);
+	debugfs_create_u32("frag_size", 0600, nic->debugfs, &nic->frag_size);
 }
 
 void vnet_debugfs_del_nic(struct vnet_nic *nic)

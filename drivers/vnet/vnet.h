@@ -151,6 +151,7 @@ struct vnet_nic {
 	struct dentry *debugfs;
 	u32 page_delay_ms;		/* debugfs: slow paging for tests */
 	u32 wake_delay_us;		/* debugfs: late wake-ups, for tests */
+	u32 frag_size;			/* debugfs: fragments at most, or 0 */
 };
 
 /*

@@ -13,11 +13,15 @@
 #include <linux/string.h>
 #include <asm/barrier.h>
 #include <linux/compiler.h>
+#include <linux/math64.h>
 
 #define fw_memcpy(d, s, n)		memcpy(d, s, n)
 #define fw_memmove(d, s, n)		memmove(d, s, n)
 #define fw_memset(d, c, n)		memset(d, c, n)
 #define fw_memcmp(a, b, n)		memcmp(a, b, n)
+/* 64-bit divisions by a variable: a 32-bit kernel has no '/' for them. */
+#define fw_div64_u64(a, b)		div64_u64(a, b)
+#define fw_div64_s64(a, b)		div64_s64(a, b)
 /* The host tests change user memory here, between a read and its use. */
 #define fw_user_fetched(p, n)		do { } while (0)
 #define fw_read_once(x)			READ_ONCE(x)

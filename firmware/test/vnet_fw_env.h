@@ -23,6 +23,7 @@ typedef uint64_t u64;
 
 typedef int8_t s8;
 typedef int32_t s32;
+typedef int64_t s64;
 
 #define fw_cpu_to_be16(x)	htobe16(x)
 #define fw_cpu_to_be32(x)	htobe32(x)
@@ -35,6 +36,8 @@ typedef int32_t s32;
 #define fw_memmove(d, s, n)	memmove(d, s, n)
 #define fw_memset(d, c, n)	memset(d, c, n)
 #define fw_memcmp(a, b, n)	memcmp(a, b, n)
+#define fw_div64_u64(a, b)	((u64)(a) / (u64)(b))
+#define fw_div64_s64(a, b)	((s64)(a) / (s64)(b))
 /*
  * The firmware has taken its one copy of @n bytes of user memory at @p.  A
  * test may rewrite them now, as a user could at that very moment, so that

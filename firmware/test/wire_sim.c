@@ -75,6 +75,19 @@ u32 sim_frame(u8 *buf, const void *hdr, u32 hdr_len, const void *payload,
 	return total;
 }
 
+/* A packet of @len bytes enters @stage at @at: when it leaves it. */
+static u64 sim_stage_through(const struct sim_stage *stage, u64 *free_at,
+			     u64 at, u32 len)
+{
+	if (!stage->per_pkt && !stage->per_kib)
+		return at;
+	if (*free_at > at)
+		at = *free_at;
+	at += stage->per_pkt + stage->per_kib * len / 1024;
+	*free_at = at;
+	return at;
+}
+
 void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 		  const void *payload, u32 len)
 {
@@ -100,7 +113,9 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 		buf[sim_rand(&net->seed) % total] ^= 1u << (sim_rand(&net->seed) % 8);
 		net->corrupted++;
 	}
-	at = net->now + net->delay;
+	at = sim_stage_through(&net->link, &net->link_free[sim->fw.nic_id],
+			       net->now, total) + net->delay;
+	at = sim_stage_through(&net->rx, &net->rx_free[to], at, total);
 	if (sim_chance(net, net->reorder))
 		at += net->delay * (1 + sim_rand(&net->seed) % 4);
 	sim_enqueue(net, sim->fw.nic_id, to, at, buf, total);
@@ -175,6 +190,8 @@ static void sim_net_build(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 	net->nic = calloc(nr_nics, sizeof(*net->nic));
 	net->down = calloc(nr_nics, sizeof(*net->down));
 	net->mute = calloc(nr_nics, sizeof(*net->mute));
+	net->link_free = calloc(nr_nics, sizeof(*net->link_free));
+	net->rx_free = calloc(nr_nics, sizeof(*net->rx_free));
 	for (i = 0; i < nr_nics; i++) {
 		struct sim_nic *sim = calloc(1, sizeof(*sim));
 
@@ -243,6 +260,8 @@ void sim_net_fini(struct sim_net *net)
 	free(net->nic);
 	free(net->down);
 	free(net->mute);
+	free(net->link_free);
+	free(net->rx_free);
 }
 
 /*

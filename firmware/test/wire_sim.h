@@ -18,6 +18,14 @@ struct sim_pkt {
 	u64 serial;			/* net->sent when it was sent */
 };
 
+/*
+ * A store-and-forward stage a packet goes through, one at a time: this
+ * long per packet and per KiB of frame, in time units.
+ */
+struct sim_stage {
+	u64 per_pkt, per_kib;
+};
+
 struct sim_net {
 	struct sim_nic **nic;
 	u32 nr;
@@ -26,6 +34,13 @@ struct sim_net {
 	/* Fault rates in parts per thousand, per packet. */
 	u32 loss, dup, reorder, corrupt;
 	u64 delay;			/* one-way latency */
+	/*
+	 * The pipeline a packet goes through besides the latency: its
+	 * sender's link, then its receiver's processing, each busy until
+	 * *_free[NIC].  Zero costs: neither takes time.
+	 */
+	struct sim_stage link, rx;
+	u64 *link_free, *rx_free;
 	bool *down;			/* per NIC: its link drops everything */
 	bool *mute;			/* per NIC: what it sends is lost */
 	struct sim_pkt *q;
