@@ -50,7 +50,10 @@ void vnet_fw_rx_answer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 /* pipeline.c */
 void vnet_fw_pipe_reset(struct vnet_fw_pipe *pipe);
 void vnet_fw_pipe_alone(struct vnet_fw_peer *p, u32 len, u64 rtt);
-void vnet_fw_pipe_sent(struct vnet_fw_peer *p);
+void vnet_fw_pipe_sent(struct vnet_fw_peer *p, struct vnet_fw_send_chan *ch);
+void vnet_fw_pipe_answered(struct vnet_fw_peer *p,
+			   const struct vnet_fw_send_chan *ch, u32 stamp,
+			   u32 len, u64 rtt);
 void vnet_fw_pipe_gap(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		      struct vnet_fw_send_chan *ch, u32 seq, bool last);
 u32 vnet_fw_pipe_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,

@@ -54,7 +54,10 @@
  */
 #include "fw_transport.h"
 
-/* A sample weighs this much in the sums; a gap sample, that much times n. */
+/*
+ * A sample weighs this much in the sums; a gap sample, that much for each
+ * fragment after the first two of its train, up to VNET_FW_GAP_MAX_N.
+ */
 #define VNET_FW_FIT_ONE		16
 /*
  * Past twice this many samples' weight, every sum is halved: what is
@@ -63,7 +66,6 @@
  * own would make samples of one size look like two.
  */
 #define VNET_FW_FIT_KEEP	(64 * VNET_FW_FIT_ONE)
-/* A gap sample weighs as many samples as its fragments, up to this. */
 #define VNET_FW_GAP_MAX_N	16
 /* A line is known after this many samples' weight... */
 #define VNET_FW_FIT_MIN_W	(8 * VNET_FW_FIT_ONE)
@@ -196,32 +198,44 @@ static u64 vnet_fw_line_at(s64 base, s64 per_byte, u32 x)
 void vnet_fw_pipe_gap(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		      struct vnet_fw_send_chan *ch, u32 seq, bool last)
 {
+	bool moving = ch->src && fw_read_once(ch->src->moving);
 	s64 a0, a1, t;
+	u64 alone;
 	u32 n, x;
 
+	/* Sent once, and the train's own: nothing else to @p meanwhile. */
 	if (seq == ch->train) {
-		ch->gap_open = p->unacked == 1;
+		ch->gap_open = p->unacked == 1 && !moving &&
+			       ch->stamp == ch->first_stamp;
 		ch->gap_from = nic->now;
 		ch->gap_off = ch->win_end[seq % VNET_FW_TRAIN_WINDOW_MAX];
 		ch->gap_sent = p->pipe.sent;
 		return;
 	}
-	if (ch->src && fw_read_once(ch->src->moving))
+	if (moving)
 		ch->gap_open = false;
 	if (!last)
 		return;
 	n = seq - ch->train;		/* fragments after the first */
-	p->pipe.frags = n + 1;
 	if (!ch->gap_open || p->unacked != 1 || n < 2 ||
 	    p->pipe.sent - ch->gap_sent != n || nic->now < ch->gap_from ||
-	    nic->now - ch->gap_from > VNET_FW_FIT_MAX_T / 1000 * n ||
-	    !vnet_fw_fit_line(&p->pipe.alone, &a0, &a1))
+	    nic->now - ch->gap_from > VNET_FW_FIT_MAX_T / 1000 * n)
 		return;
+	if (!vnet_fw_fit_line(&p->pipe.alone, &a0, &a1)) {
+		if (!p->pipe.known)
+			return;
+		a0 = p->pipe.a0;
+		a1 = p->pipe.a1;
+	}
 	x = (ch->msg.len - ch->gap_off) / n;
-	t = (s64)(nic->now - ch->gap_from) * 1000 -
-	    (s64)vnet_fw_line_at(a0, a1, x);
+	alone = vnet_fw_line_at(a0, a1, x);
+	t = (s64)(nic->now - ch->gap_from) * 1000 - (s64)alone;
 	n--;
-	if (t > 0)
+	/*
+	 * No stage takes longer than all of them: a fragment that did was
+	 * held up by something else -- a stalled host, a guest not run.
+	 */
+	if (t > 0 && fw_div64_u64((u64)t, n) <= 2 * alone)
 		vnet_fw_fit_add(&p->pipe.gap,
 				n < VNET_FW_GAP_MAX_N ? n : VNET_FW_GAP_MAX_N,
 				x, fw_div64_u64((u64)t, n));
@@ -323,6 +337,28 @@ u32 vnet_fw_pipe_predict(const struct vnet_fw_nic *nic,
 	return k;
 }
 
+static u32 vnet_fw_apart(u32 a, u32 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * The size a probe takes: half or twice @x, near enough to cost little,
+ * else 1168 bytes or what the link carries -- the first of them that
+ * fragments may have and that is far enough from @x to tell a line.
+ */
+static u32 vnet_fw_probe_size(u32 x, u32 room)
+{
+	u32 cand[4] = { x / 2, 2 * x, VNET_WIRE_FRAG_MIN, room };
+	u32 i;
+
+	for (i = 0; i < 4; i++)
+		if (cand[i] >= VNET_WIRE_FRAG_MIN && cand[i] <= room &&
+		    vnet_fw_apart(cand[i], x) >= 4 * VNET_FW_FIT_MIN_SD)
+			return cand[i];
+	return room;
+}
+
 /*
  * The largest fragment of a train of @len bytes to @p, whose first
  * fragment carries @room bytes at most: 0 for as large as the link
@@ -377,24 +413,42 @@ u32 vnet_fw_pipe_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			best_k = k;
 		}
 	}
-	x = best_k == kmin ? 0 : (len + best_k - 1) / best_k;
+	/* Fragments alike, as T(k) has them. */
+	x = (len + best_k - 1) / best_k;
+	p->pipe.frags = best_k;
 	/*
 	 * Known once, but the fresh samples, all of the size chosen, no
-	 * longer tell a line: a train in four at twice or half that size,
-	 * apart enough for a line, near enough to cost little.
+	 * longer tell a line: a train in four at another size.
 	 */
 	if (fresh || ++p->pipe.probes & 3)
 		return x;
-	if (!x)
-		return room / 2;
-	return x <= room / 2 ? 2 * x : x / 2 < VNET_WIRE_FRAG_MIN ?
-	       VNET_WIRE_FRAG_MIN : x / 2;
+	return vnet_fw_probe_size(x, room);
 }
 
-/* The transmission of a DATA or FRAG packet to @p: for gap samples. */
-void vnet_fw_pipe_sent(struct vnet_fw_peer *p)
+/*
+ * The transmission of a DATA or FRAG packet to @p on @ch: whether it goes
+ * alone, and, for its answer and for gap samples, what else went since.
+ */
+void vnet_fw_pipe_sent(struct vnet_fw_peer *p, struct vnet_fw_send_chan *ch)
 {
-	p->pipe.sent++;
+	ch->alone_sent = ++p->pipe.sent;
+	ch->alone_tx = p->unacked == 1;
+}
+
+/*
+ * The answer to transmission @stamp of the message on @ch, taken by its
+ * receiver @rtt after it went: a packet of @len bytes alone on the way if
+ * it was its message's only transmission and nothing else of ours went
+ * to @p from before it to its answer.  A retransmission's answer may be
+ * to a duplicate the receiver did not copy.
+ */
+void vnet_fw_pipe_answered(struct vnet_fw_peer *p,
+			   const struct vnet_fw_send_chan *ch, u32 stamp,
+			   u32 len, u64 rtt)
+{
+	if (ch->alone_tx && p->unacked == 1 && stamp == ch->first_stamp &&
+	    p->pipe.sent == ch->alone_sent)
+		vnet_fw_pipe_alone(p, len, rtt);
 }
 
 bool vnet_fw_pipe_show(const struct vnet_fw_peer *p,
@@ -407,5 +461,15 @@ bool vnet_fw_pipe_show(const struct vnet_fw_peer *p,
 					 &in->gap_per_byte);
 	in->alone_samples = p->pipe.alone.w / VNET_FW_FIT_ONE;
 	in->gap_samples = p->pipe.gap.w / VNET_FW_FIT_ONE;
-	return in->alone_known && in->gap_known;
+	if (in->alone_known && in->gap_known)
+		return true;
+	/* The lines the firmware goes by: as last known. */
+	if (p->pipe.known) {
+		in->stored = true;
+		in->alone_base = p->pipe.a0;
+		in->alone_per_byte = p->pipe.a1;
+		in->gap_base = p->pipe.g0;
+		in->gap_per_byte = p->pipe.g1;
+	}
+	return false;
 }

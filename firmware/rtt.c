@@ -126,15 +126,14 @@ void vnet_fw_rtt_answered(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	}
 	rtt = nic->now - sent_at;
 	/*
-	 * For the pipeline: a packet alone on the way to @p -- a whole
-	 * message, or a train's first fragment, and nothing else of ours
-	 * out to it -- that its receiver took.  A refusal costs the receiver
-	 * no copy: its round trip says nothing of the bytes.
+	 * For the pipeline: a whole message, or a train's first fragment,
+	 * that its receiver took.  A refusal costs the receiver no copy: its
+	 * round trip says nothing of the bytes.
 	 */
-	if (took && p->unacked == 1 && i < 0)
-		vnet_fw_pipe_alone(p, ch->msg.len, rtt);
-	else if (took && p->unacked == 1 && seq == ch->train)
-		vnet_fw_pipe_alone(p, ch->win_end[i], rtt);
+	if (took && i < 0)
+		vnet_fw_pipe_answered(p, ch, stamp, ch->msg.len, rtt);
+	else if (took && seq == ch->train)
+		vnet_fw_pipe_answered(p, ch, stamp, ch->win_end[i], rtt);
 	if (!p->srtt) {
 		p->srtt = rtt ? rtt : 1;
 		p->rttvar = rtt / 2;

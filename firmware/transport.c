@@ -245,7 +245,7 @@ static void vnet_fw_xmit_seq(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 
 	ch->stamp = ++nic->stamp;
 	ch->sent_at = nic->now;
-	vnet_fw_pipe_sent(p);
+	vnet_fw_pipe_sent(p, ch);
 	ch->due = nic->now + vnet_fw_rto(nic, p);
 	ch->sampled = false;
 	/* Sent again after a NACK: its silence counts from now. */

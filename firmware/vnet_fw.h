@@ -290,6 +290,9 @@ struct vnet_fw_send_chan {
 	u32 gap_off;
 	u32 gap_sent;			/* the peer's pipe.sent then */
 	bool gap_open;			/* nothing else went its way since */
+	/* Its latest transmission: the peer's pipe.sent, and alone? */
+	u32 alone_sent;
+	bool alone_tx;
 	/*
 	 * The next fragment to send again once the oldest is answered: the
 	 * receiver dropped those after one it lost.  Past seq, none.
@@ -397,16 +400,20 @@ struct vnet_fw_pipe {
 	s64 a0, a1, g0, g1;
 	bool known;
 	u32 probes;			/* trains sized at another size */
-	u32 frags;			/* of the latest train that ended */
+	u32 frags;			/* of the latest train it sized */
 	u32 sent;			/* DATA and FRAG packets to it, ever */
 };
 
-/* The pipeline's two lines, for the host to show: milli-units, Q16/byte. */
+/*
+ * The pipeline's two lines, for the host to show: milli-units, Q16/byte.
+ * Those the fresh samples tell, or, when they do not both, with stored
+ * set, the ones the firmware goes by, as last known.
+ */
 struct vnet_fw_pipe_info {
 	s64 alone_base, alone_per_byte;
 	s64 gap_base, gap_per_byte;
 	u64 alone_samples, gap_samples;
-	bool alone_known, gap_known;
+	bool alone_known, gap_known, stored;
 };
 
 struct vnet_fw_peer {

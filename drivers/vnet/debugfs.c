@@ -56,10 +56,11 @@ DEFINE_SHOW_ATTRIBUTE(vnet_debugfs_queues);
 /*
  * A line per routed peer: its NIC id, then for each of the two lines
  * (alone: a packet's round trip by payload size; gap: a train's time per
- * fragment once its window is open) whether it is known, samples,
- * nanoseconds at 0 bytes and picoseconds per byte; then how many
- * fragments the latest train to it that ended had.  Under fw_lock, as
- * the firmware's own tables.
+ * fragment once its window is open) whether its fresh samples tell it,
+ * samples, nanoseconds at 0 bytes and picoseconds per byte -- of the
+ * lines as last known when "stored" is 1 -- then "stored" and the
+ * fragments of the latest train the model sized.  Under fw_lock, as the
+ * firmware's own tables.
  */
 static int vnet_debugfs_pipeline_show(struct seq_file *m, void *unused)
 {
@@ -67,7 +68,7 @@ static int vnet_debugfs_pipeline_show(struct seq_file *m, void *unused)
 	struct vnet_fw_pipe_info in;
 	u32 i;
 
-	seq_puts(m, "nic alone samples ns ps_per_byte gap samples ns ps_per_byte frags\n");
+	seq_puts(m, "nic alone samples ns ps_per_byte gap samples ns ps_per_byte stored frags\n");
 	mutex_lock(&nic->fw_lock);
 	for (i = 0; i < nic->fw.max_peers; i++) {
 		const struct vnet_fw_peer *p = &nic->fw.peers[i];
@@ -75,11 +76,12 @@ static int vnet_debugfs_pipeline_show(struct seq_file *m, void *unused)
 		if (!p->valid)
 			continue;
 		vnet_fw_pipe_show(p, &in);
-		seq_printf(m, "%u %d %llu %lld %lld %d %llu %lld %lld %u\n",
+		seq_printf(m, "%u %d %llu %lld %lld %d %llu %lld %lld %d %u\n",
 			   p->nic_id, in.alone_known, in.alone_samples,
 			   in.alone_base, in.alone_per_byte * 1000 / 65536,
 			   in.gap_known, in.gap_samples, in.gap_base,
-			   in.gap_per_byte * 1000 / 65536, p->pipe.frags);
+			   in.gap_per_byte * 1000 / 65536, in.stored,
+			   p->pipe.frags);
 	}
 	mutex_unlock(&nic->fw_lock);
 	return 0;
