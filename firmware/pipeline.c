@@ -199,8 +199,8 @@ void vnet_fw_pipe_gap(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		      struct vnet_fw_send_chan *ch, u32 seq, bool last)
 {
 	bool moving = ch->src && fw_read_once(ch->src->moving);
+	u64 alone, per_frag;
 	s64 a0, a1, t;
-	u64 alone;
 	u32 n, x;
 
 	/* Sent once, and the train's own: nothing else to @p meanwhile. */
@@ -224,27 +224,29 @@ void vnet_fw_pipe_gap(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	if (!vnet_fw_fit_line(&p->pipe.alone, &a0, &a1)) {
 		if (!p->pipe.known)
 			return;
-		a0 = p->pipe.a0;
-		a1 = p->pipe.a1;
+		a0 = p->pipe.last.a0;
+		a1 = p->pipe.last.a1;
 	}
 	x = (ch->msg.len - ch->gap_off) / n;
 	alone = vnet_fw_line_at(a0, a1, x);
 	t = (s64)(nic->now - ch->gap_from) * 1000 - (s64)alone;
+	if (t <= 0)
+		return;
 	n--;
+	per_frag = fw_div64_u64((u64)t, n);
 	/*
 	 * No stage takes longer than all of them: a fragment that did was
 	 * held up by something else -- a stalled host, a guest not run.
 	 */
-	if (t > 0 && fw_div64_u64((u64)t, n) <= 2 * alone)
+	if (per_frag <= 2 * alone)
 		vnet_fw_fit_add(&p->pipe.gap,
 				n < VNET_FW_GAP_MAX_N ? n : VNET_FW_GAP_MAX_N,
-				x, fw_div64_u64((u64)t, n));
+				x, per_frag);
 }
 
 /* alone(x) and the time between fragments of x bytes, for T(k). */
 struct vnet_fw_pipe_model {
-	s64 a0, a1;			/* alone: base, per byte (Q16) */
-	s64 g0, g1;			/* gap: base, per byte (Q16) */
+	struct vnet_fw_pipe_lines l;
 	u32 window;
 };
 
@@ -253,8 +255,8 @@ static u64 vnet_fw_train_time(const struct vnet_fw_pipe_model *m, u32 len,
 			      u32 k)
 {
 	u32 x = (len + k - 1) / k;
-	u64 alone = vnet_fw_line_at(m->a0, m->a1, x);
-	u64 gap = vnet_fw_line_at(m->g0, m->g1, x);
+	u64 alone = vnet_fw_line_at(m->l.a0, m->l.a1, x);
+	u64 gap = vnet_fw_line_at(m->l.g0, m->l.g1, x);
 	u64 paced = fw_div64_u64(alone, m->window);
 
 	return 2 * alone + (u64)(k - 2) * (gap > paced ? gap : paced);
@@ -268,15 +270,11 @@ static bool vnet_fw_pipe_model(const struct vnet_fw_nic *nic,
 			       const struct vnet_fw_peer *p,
 			       struct vnet_fw_pipe_model *m, bool *known)
 {
-	bool now = vnet_fw_fit_line(&p->pipe.alone, &m->a0, &m->a1) &&
-		   vnet_fw_fit_line(&p->pipe.gap, &m->g0, &m->g1);
+	bool now = vnet_fw_fit_line(&p->pipe.alone, &m->l.a0, &m->l.a1) &&
+		   vnet_fw_fit_line(&p->pipe.gap, &m->l.g0, &m->l.g1);
 
-	if (!now) {
-		m->a0 = p->pipe.a0;
-		m->a1 = p->pipe.a1;
-		m->g0 = p->pipe.g0;
-		m->g1 = p->pipe.g1;
-	}
+	if (!now)
+		m->l = p->pipe.last;
 	m->window = nic->train_window ? nic->train_window : 1;
 	*known = now || p->pipe.known;
 	return now;
@@ -313,12 +311,12 @@ static u64 vnet_fw_isqrt(u64 v)
  */
 static u64 vnet_fw_theorem_k(const struct vnet_fw_pipe_model *m, u32 len)
 {
-	s64 others = m->a1 - m->g1;
+	s64 others = m->l.a1 - m->l.g1;
 
-	if (others <= 0 || m->g0 <= 0)
+	if (others <= 0 || m->l.g0 <= 0)
 		return 1;
 	return vnet_fw_isqrt(fw_div64_u64(2 * (u64)len * (u64)others >> 16,
-					  (u64)m->g0));
+					  (u64)m->l.g0));
 }
 
 u32 vnet_fw_pipe_predict(const struct vnet_fw_nic *nic,
@@ -332,7 +330,7 @@ u32 vnet_fw_pipe_predict(const struct vnet_fw_nic *nic,
 	if (!x || !known)
 		return 0;
 	k = (len + x - 1) / x;
-	*t = k < 2 ? vnet_fw_line_at(m.a0, m.a1, len) :
+	*t = k < 2 ? vnet_fw_line_at(m.l.a0, m.l.a1, len) :
 		     vnet_fw_train_time(&m, len, k);
 	return k;
 }
@@ -381,10 +379,7 @@ u32 vnet_fw_pipe_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		return 0;
 	fresh = vnet_fw_pipe_model(nic, p, &m, &known);
 	if (fresh) {
-		p->pipe.a0 = m.a0;
-		p->pipe.a1 = m.a1;
-		p->pipe.g0 = m.g0;
-		p->pipe.g1 = m.g1;
+		p->pipe.last = m.l;
 		p->pipe.known = true;
 	} else if (!known) {
 		/* A line short of a second size: a train in four in halves. */
@@ -466,10 +461,10 @@ bool vnet_fw_pipe_show(const struct vnet_fw_peer *p,
 	/* The lines the firmware goes by: as last known. */
 	if (p->pipe.known) {
 		in->stored = true;
-		in->alone_base = p->pipe.a0;
-		in->alone_per_byte = p->pipe.a1;
-		in->gap_base = p->pipe.g0;
-		in->gap_per_byte = p->pipe.g1;
+		in->alone_base = p->pipe.last.a0;
+		in->alone_per_byte = p->pipe.last.a1;
+		in->gap_base = p->pipe.last.g0;
+		in->gap_per_byte = p->pipe.last.g1;
 	}
 	return false;
 }

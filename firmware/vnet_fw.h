@@ -392,12 +392,21 @@ struct vnet_fw_fit {
 	u64 w, x, xx, t, xt;
 };
 
+/*
+ * The pipeline's two lines: alone and gap, each at 0 bytes (milli-units)
+ * and per byte (milli-units, Q16).
+ */
+struct vnet_fw_pipe_lines {
+	s64 a0, a1;
+	s64 g0, g1;
+};
+
 /* What the pipeline to a peer costs, as its answers show it (pipeline.c). */
 struct vnet_fw_pipe {
 	struct vnet_fw_fit alone;	/* round trip of a packet alone */
 	struct vnet_fw_fit gap;		/* a train's time per fragment */
-	/* The lines as last known, Q16 per byte, and whether they were. */
-	s64 a0, a1, g0, g1;
+	/* The lines as last known, and whether they were. */
+	struct vnet_fw_pipe_lines last;
 	bool known;
 	u32 probes;			/* trains sized at another size */
 	u32 frags;			/* of the latest train it sized */
