@@ -156,7 +156,7 @@ static void vnet_fw_recv_announce(struct vnet_fw_nic *nic,
 enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 				   struct vnet_fw_ep *dst, unsigned int rq,
 				   const struct vnet_desc *msg, u64 key,
-				   const u8 *payload)
+				   const struct vnet_fw_bytes *payload)
 {
 	/* After the state the host set for this load: served, for one. */
 	struct vnet_frame *frame = fw_load_acquire(&dst->frame);
@@ -174,16 +174,13 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 
 	ridx = dst->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
 	if (msg->flags & VNET_DESC_MEDIUM)
-		fw_memcpy(dst->staging + VNET_STAGING_SLOT(rq, ridx), payload,
-			  msg->len);
+		vnet_fw_bytes_copy(dst->staging + VNET_STAGING_SLOT(rq, ridx),
+				   payload);
 	else if ((msg->flags & VNET_DESC_XFER) && payload)
 		/* From a segment: the sender's may be this very one. */
-		fw_memmove(dst->seg + msg->offset, payload, msg->len);
-	if (payload) {
-		/* From a local sender, its staging or segment: read once. */
-		fw_user_fetched((void *)payload, msg->len);
+		vnet_fw_bytes_copy(dst->seg + msg->offset, payload);
+	if (payload)
 		nic->copied += msg->len;
-	}
 
 	slot = vnet_fw_recv_slot(dst, frame, rq);
 	fw_memcpy(slot, msg, sizeof(*msg));
@@ -317,6 +314,7 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	struct vnet_fw_ep *dst;
 	struct vnet_desc in = *msg;
 	enum vnet_return_reason reason;
+	struct vnet_fw_bytes bytes;
 
 	reason = vnet_fw_find_dest(nic, msg->peer.ep, rq, msg, key, &dst);
 	if (reason)
@@ -331,8 +329,14 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	in.token = 0;
 	in.flags &= ~VNET_DESC_FROM_SEG;
 	in.src_offset = 0;
-	if (vnet_fw_accept(nic, dst, rq, &in, key, payload) != VNET_FW_ACCEPTED)
+	if (payload)
+		vnet_fw_bytes_flat(&bytes, payload, msg->len);
+	if (vnet_fw_accept(nic, dst, rq, &in, key,
+			   payload ? &bytes : NULL) != VNET_FW_ACCEPTED)
 		return vnet_fw_outcome(VNET_FW_WAITS, 0);
+	/* From the sender's staging or segment: read once. */
+	if (payload)
+		fw_user_fetched((void *)payload, msg->len);
 	src->stats.sent++;
 	vnet_fw_mark_served(nic, src);
 	return vnet_fw_outcome(VNET_FW_MOVED, 0);

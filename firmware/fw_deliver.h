@@ -69,7 +69,7 @@ enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,
 enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 				   struct vnet_fw_ep *dst, unsigned int rq,
 				   const struct vnet_desc *msg, u64 key,
-				   const u8 *payload);
+				   const struct vnet_fw_bytes *payload);
 enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
 				       struct vnet_fw_ep *src,
 				       struct vnet_frame *frame,

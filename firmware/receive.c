@@ -61,19 +61,21 @@ bool vnet_fw_csum_ok(const u8 *pkt, u32 len)
 }
 
 /*
- * A FRAG packet of @len bytes, as vnet_fw_frag_packet_len() found it,
- * with its payload summed apart into *@sum: its train's checksum takes
- * that sum (train_rx.c) rather than reading the bytes again.
+ * A DATA or FRAG packet of @len bytes, its header the first @hlen of them:
+ * the header summed from @head, the payload from the pieces of @pkt, apart,
+ * into *@sum.  A train's checksum takes that sum (train_rx.c) rather than
+ * reading the bytes again.
  */
-static bool vnet_fw_frag_csum_ok(const u8 *pkt, u32 len, u32 *sum)
+static bool vnet_fw_split_csum_ok(const u8 *head, u32 hlen,
+				  const struct vnet_fw_bytes *pkt, u32 len,
+				  u32 *sum)
 {
-	const struct vnet_wire_hdr *h = (const void *)pkt;
-	const struct vnet_wire_frag *f = (const void *)(h + 1);
-	u32 hlen = f->flags & VNET_FRAG_FIRST ? VNET_WIRE_FIRST_LEN :
-						VNET_WIRE_FRAG_LEN;
+	const struct vnet_wire_hdr *h = (const void *)head;
+	struct vnet_fw_bytes payload;
 
-	*sum = vnet_crc32c(0, pkt + hlen, len - hlen);
-	return vnet_crc32c_cat(vnet_fw_head_sum(pkt, hlen), *sum,
+	vnet_fw_bytes_sub(&payload, pkt, hlen, len - hlen);
+	*sum = vnet_fw_bytes_crc(0, &payload);
+	return vnet_crc32c_cat(vnet_fw_head_sum(head, hlen), *sum,
 			       len - hlen) == fw_be32_to_cpu(h->csum);
 }
 
@@ -105,7 +107,7 @@ static struct vnet_fw_outcome vnet_fw_rx_deliver(struct vnet_fw_nic *nic,
 						 const struct vnet_fw_peer *p,
 						 const struct vnet_wire_msg *w,
 						 const struct vnet_desc *m,
-						 const u8 *payload)
+						 const struct vnet_fw_bytes *payload)
 {
 	unsigned int rq = w->queue == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 							VNET_Q_REP_RECV;
@@ -205,10 +207,12 @@ void vnet_fw_rx_answer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 }
 
 static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-			    const struct vnet_wire_hdr *h, const u8 *pkt)
+			    const struct vnet_wire_hdr *h,
+			    const struct vnet_fw_bytes *pkt)
 {
 	const struct vnet_wire_msg *w = (const void *)(h + 1);
 	struct vnet_fw_recv_chan *rc = &p->rx[h->channel];
+	struct vnet_fw_bytes payload;
 	struct vnet_desc m;
 
 	if (!vnet_fw_get_msg(w, p->nic_id, &m)) {
@@ -221,9 +225,9 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	/* A new message: its sender gave up the train it had open. */
 	if (rc->train)
 		vnet_fw_train_drop(nic, &nic->trains[rc->train - 1]);
+	vnet_fw_bytes_sub(&payload, pkt, VNET_WIRE_DATA_LEN, m.len);
 	vnet_fw_rx_answer(nic, p, h,
-			  vnet_fw_rx_deliver(nic, p, w, &m,
-					     pkt + VNET_WIRE_DATA_LEN));
+			  vnet_fw_rx_deliver(nic, p, w, &m, &payload));
 }
 
 /*
@@ -254,29 +258,59 @@ static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
 	return 0;
 }
 
-void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
+/*
+ * Where the payload of a DATA or FRAG packet that vnet_fw_packet_len()
+ * passed begins; 0 for the others, which have none.
+ */
+static u32 vnet_fw_payload_at(const struct vnet_wire_hdr *h)
+{
+	const struct vnet_wire_frag *f = (const void *)(h + 1);
+
+	if (h->type == VNET_WIRE_DATA)
+		return VNET_WIRE_DATA_LEN;
+	if (h->type != VNET_WIRE_FRAG)
+		return 0;
+	return f->flags & VNET_FRAG_FIRST ? VNET_WIRE_FIRST_LEN :
+					    VNET_WIRE_FRAG_LEN;
+}
+
+/*
+ * A packet off the wire, in the pieces the link holds it in: its header,
+ * and an ACK, NACK or RESUME whole, in the first (VNET_FW_RX_HEAD), a
+ * MAPPER packet in that one alone.
+ */
+void vnet_fw_receive(struct vnet_fw_nic *nic, const struct vnet_fw_bytes *pkt,
 		     const u8 *src_mac, u64 now)
 {
-	const struct vnet_wire_hdr *h = data;
+	const u8 *head = pkt->piece->data + pkt->skip;
+	const u32 len = pkt->len;
+	const struct vnet_wire_hdr *h = (const void *)head;
 	const struct vnet_wire_ack *ack = (const void *)(h + 1);
 	struct vnet_fw_peer *p;
-	u32 src, plen, sum = 0;
+	u32 src, plen, hlen = 0, sum = 0;
 	bool sums = false;
 
 	nic->now = now;
-	if (len < sizeof(*h) || h->version != VNET_WIRE_VERSION) {
+	if (len < sizeof(*h) || h->version != VNET_WIRE_VERSION ||
+	    pkt->piece->len - pkt->skip <
+	    (len < VNET_FW_RX_HEAD ? len : VNET_FW_RX_HEAD)) {
 		nic->stats.bad_frames++;
 		return;
 	}
 	if (h->type == VNET_WIRE_MAPPER) {
-		vnet_fw_rx_mapper(nic, data, len, src_mac);
+		if (pkt->piece->len - pkt->skip < len) {
+			nic->stats.bad_frames++;
+			return;
+		}
+		vnet_fw_rx_mapper(nic, head, len, src_mac);
 		return;
 	}
 	plen = vnet_fw_packet_len(h, len);
+	if (plen)
+		hlen = vnet_fw_payload_at(h);
 	if (plen && plen <= len)
-		sums = h->type == VNET_WIRE_FRAG ?
-		       vnet_fw_frag_csum_ok(data, plen, &sum) :
-		       vnet_fw_csum_ok(data, plen);
+		sums = hlen ? vnet_fw_split_csum_ok(head, hlen, pkt, plen, &sum) :
+			      vnet_fw_csum_ok(head, plen);
 	if (!plen || plen > len || !sums ||
 	    fw_be16_to_cpu(h->dst_nic) != nic->nic_id ||
 	    h->channel >= VNET_WIRE_CHANNELS || (h->flags & ~VNET_WIRE_SYNC)) {
@@ -302,10 +336,10 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const void *data, u32 len,
 
 	switch (h->type) {
 	case VNET_WIRE_DATA:
-		vnet_fw_rx_data(nic, p, h, data);
+		vnet_fw_rx_data(nic, p, h, pkt);
 		return;
 	case VNET_WIRE_FRAG:
-		vnet_fw_rx_frag(nic, p, h, sum);
+		vnet_fw_rx_frag(nic, p, h, pkt, sum);
 		return;
 	case VNET_WIRE_ACK:
 		vnet_fw_rx_ack(nic, p, h->channel, fw_be32_to_cpu(h->seq),

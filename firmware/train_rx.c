@@ -232,7 +232,7 @@ u32 vnet_fw_frag_packet_len(const struct vnet_wire_hdr *h, u32 len)
 }
 
 /*
- * Land @len bytes at @off of train @t's payload, which sum to @sum (their
+ * Land the @bytes at @off of train @t's payload, which sum to @sum (their
  * CRC32C, from the packet's check).  False when its owner
  * replaced the destination's segment meanwhile: the bytes already landed
  * are in the old one, so even a new segment that holds the range would
@@ -240,17 +240,18 @@ u32 vnet_fw_frag_packet_len(const struct vnet_wire_hdr *h, u32 len)
  */
 static bool vnet_fw_train_land(struct vnet_fw_nic *nic,
 			       struct vnet_fw_train *t, u32 off,
-			       const u8 *bytes, u32 len, u32 sum)
+			       const struct vnet_fw_bytes *bytes, u32 sum)
 {
 	struct vnet_fw_ep *dst = t->dst;
+	u32 len = bytes->len;
 
 	if (t->msg.flags & VNET_DESC_XFER) {
 		if (dst->seg_gen != t->seg_gen ||
 		    !vnet_fw_seg_fits(dst, t->msg.offset + off, len))
 			return false;
-		fw_memcpy(dst->seg + t->msg.offset + off, bytes, len);
+		vnet_fw_bytes_copy(dst->seg + t->msg.offset + off, bytes);
 	} else {
-		fw_memcpy(t->buf + off, bytes, len);
+		vnet_fw_bytes_copy(t->buf + off, bytes);
 	}
 	t->received = off + len;
 	t->crc = vnet_crc32c_cat(t->crc, sum, len);
@@ -290,7 +291,7 @@ static struct vnet_fw_outcome vnet_fw_train_room(struct vnet_fw_nic *nic,
 static struct vnet_fw_outcome
 vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		    u8 channel, u32 seq, const struct vnet_wire_msg *w,
-		    const u8 *bytes, u32 len, u32 sum)
+		    const struct vnet_fw_bytes *bytes, u32 sum)
 {
 	unsigned int rq = w->queue == VNET_Q_REQ_SEND ? VNET_Q_REQ_RECV :
 							VNET_Q_REP_RECV;
@@ -327,7 +328,7 @@ vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	t->started_at = nic->now;
 	vnet_fw_train_set_busy(nic, t, p, true);
 	/* find_dest() checked the whole range against the segment. */
-	vnet_fw_train_land(nic, t, 0, bytes, len, sum);
+	vnet_fw_train_land(nic, t, 0, bytes, sum);
 	return vnet_fw_outcome(VNET_FW_MOVED, VNET_RET_NONE);
 }
 
@@ -335,14 +336,16 @@ vnet_fw_train_first(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 static struct vnet_fw_outcome
 vnet_fw_train_last(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		   struct vnet_fw_train *t, const struct vnet_wire_frag *f,
-		   const u8 *bytes, u32 len, u32 sum)
+		   const struct vnet_fw_bytes *bytes, u32 sum)
 {
 	const bool medium = t->msg.flags & VNET_DESC_MEDIUM;
 	u32 *reserved = &t->dst->recv_reserved[t->rq - VNET_Q_REQ_RECV];
 	struct vnet_fw_outcome out;
 	enum vnet_fw_accept taken;
+	struct vnet_fw_bytes whole;
 
-	if (vnet_crc32c_cat(t->crc, sum, len) != fw_be32_to_cpu(f->csum)) {
+	if (vnet_crc32c_cat(t->crc, sum, bytes->len) !=
+	    fw_be32_to_cpu(f->csum)) {
 		vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
@@ -350,14 +353,16 @@ vnet_fw_train_last(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	out = vnet_fw_train_room(nic, p, t->dst, t->rq, 1);
 	if (out.fate == VNET_FW_WAITS)
 		return out;
-	if (!vnet_fw_train_land(nic, t, t->received, bytes, len, sum)) {
+	if (!vnet_fw_train_land(nic, t, t->received, bytes, sum)) {
 		vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
 	/* The entry set aside is this message's now. */
 	(*reserved)--;
+	if (medium)
+		vnet_fw_bytes_flat(&whole, t->buf, t->msg.len);
 	taken = vnet_fw_accept(nic, t->dst, t->rq, &t->msg, t->key,
-			       medium ? t->buf : NULL);
+			       medium ? &whole : NULL);
 	(*reserved)++;
 	if (fw_warn_on(taken != VNET_FW_ACCEPTED)) {
 		vnet_fw_train_drop(nic, t);
@@ -372,6 +377,7 @@ vnet_fw_train_last(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 						struct vnet_fw_peer *p,
 						const struct vnet_wire_hdr *h,
+						const struct vnet_fw_bytes *pkt,
 						u32 sum)
 {
 	const struct vnet_wire_frag *f = (const void *)(h + 1);
@@ -380,15 +386,16 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 	struct vnet_fw_train *t = rc->train ? &nic->trains[rc->train - 1] :
 					      NULL;
 	u32 off = fw_be32_to_cpu(f->offset), len = fw_be16_to_cpu(f->len);
-	const u8 *bytes = (const u8 *)(f + 1);
+	struct vnet_fw_bytes bytes;
 
 	if (f->flags & VNET_FRAG_FIRST) {
 		/* A train starts again, or anew: the one open is given up. */
 		if (t)
 			vnet_fw_train_drop(nic, t);
+		vnet_fw_bytes_sub(&bytes, pkt, VNET_WIRE_FIRST_LEN, len);
 		return vnet_fw_train_first(nic, p, h->channel,
-					   fw_be32_to_cpu(h->seq), w,
-					   bytes + sizeof(*w), len, sum);
+					   fw_be32_to_cpu(h->seq), w, &bytes,
+					   sum);
 	}
 	if (!t || t->first != fw_be32_to_cpu(f->train) || off != t->received ||
 	    len > t->msg.len - off ||
@@ -397,9 +404,10 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 			vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
+	vnet_fw_bytes_sub(&bytes, pkt, VNET_WIRE_FRAG_LEN, len);
 	if (f->flags & VNET_FRAG_LAST)
-		return vnet_fw_train_last(nic, p, t, f, bytes, len, sum);
-	if (!vnet_fw_train_land(nic, t, off, bytes, len, sum)) {
+		return vnet_fw_train_last(nic, p, t, f, &bytes, sum);
+	if (!vnet_fw_train_land(nic, t, off, &bytes, sum)) {
 		vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
@@ -413,7 +421,8 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
  * checksum's pass over it, which the train's checksum takes in.
  */
 void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
-		     const struct vnet_wire_hdr *h, u32 sum)
+		     const struct vnet_wire_hdr *h,
+		     const struct vnet_fw_bytes *pkt, u32 sum)
 {
 	const struct vnet_wire_frag *f = (const void *)(h + 1);
 	struct vnet_desc m;
@@ -427,5 +436,5 @@ void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	nic->stats.rx_frags++;
 	if (!vnet_fw_rx_in_order(nic, p, h))
 		return;
-	vnet_fw_rx_answer(nic, p, h, vnet_fw_frag_take(nic, p, h, sum));
+	vnet_fw_rx_answer(nic, p, h, vnet_fw_frag_take(nic, p, h, pkt, sum));
 }

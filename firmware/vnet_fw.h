@@ -21,6 +21,39 @@
 struct vnet_fw_ep;
 
 /*
+ * Bytes in contiguous pieces, read in order: a received packet as the link
+ * holds it (a NIC's receive buffer, then its pages), or a part of one.  A
+ * payload is summed and copied to where it goes straight from the pieces,
+ * never gathered into one buffer first: one copy from the wire to the
+ * endpoint.  @skip bytes of the first piece come before the first byte;
+ * @one is the only piece of a contiguous buffer (vnet_fw_bytes_flat()).
+ */
+/*
+ * The first piece of a packet holds this much of it, or all of a shorter
+ * one, so that its header is contiguous; a MAPPER packet is one piece.
+ */
+#define VNET_FW_RX_HEAD		VNET_WIRE_FIRST_LEN
+
+struct vnet_fw_piece {
+	const u8 *data;
+	u32 len;
+};
+
+struct vnet_fw_bytes {
+	const struct vnet_fw_piece *piece;
+	u32 npieces;
+	u32 skip;
+	u32 len;
+	struct vnet_fw_piece one;
+};
+
+void vnet_fw_bytes_flat(struct vnet_fw_bytes *b, const void *data, u32 len);
+void vnet_fw_bytes_sub(struct vnet_fw_bytes *out,
+		       const struct vnet_fw_bytes *in, u32 off, u32 len);
+u32 vnet_fw_bytes_crc(u32 crc, const struct vnet_fw_bytes *b);
+void vnet_fw_bytes_copy(void *dst, const struct vnet_fw_bytes *b);
+
+/*
  * Something an operator may want to see happen, for the host's tracing:
  * none of it is needed for the firmware to work, all of it is rare next
  * to messages delivered.
@@ -565,7 +598,7 @@ u64 vnet_fw_msg_lifetime(const struct vnet_fw_nic *nic);
 u32 vnet_fw_pool_share(const struct vnet_fw_nic *nic);
 bool vnet_fw_route_del(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
 void vnet_fw_renumber(struct vnet_fw_nic *nic, u32 nic_id, u64 now);
-void vnet_fw_receive(struct vnet_fw_nic *nic, const void *pkt, u32 len,
+void vnet_fw_receive(struct vnet_fw_nic *nic, const struct vnet_fw_bytes *pkt,
 		     const u8 *src_mac, u64 now);
 void vnet_fw_timer(struct vnet_fw_nic *nic, u64 now);
 void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep);

@@ -876,6 +876,137 @@ static void *flood(void *arg)
 	return NULL;
 }
 
+/* The Ethernet address of interface @ifname, into @mac. */
+static int mac_of(const char *ifname, uint8_t *mac)
+{
+	unsigned int b[ETH_ALEN];
+	char path[128];
+	FILE *f;
+	int n, i;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4],
+		   &b[5]);
+	fclose(f);
+	if (n != ETH_ALEN)
+		return -1;
+	for (i = 0; i < ETH_ALEN; i++)
+		mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+/* The message a forged DATA packet carries (struct vnet_wire_msg). */
+struct forged_msg {
+	uint32_t src_ep, dst_ep;
+	uint64_t tag;
+	uint8_t queue, handler, nargs, flags;
+	uint32_t key_hi, len, key_lo;
+	uint64_t offset;
+	uint32_t args[VNET_MAX_ARGS];
+} __attribute__((packed));
+
+#define WIRE_VERSION	5	/* firmware/wire.h */
+#define WIRE_SYNC	0x01
+#define PAGED_LEN	8000
+
+/*
+ * A DATA packet from NIC A's address (routed at NIC B) with a medium
+ * payload of PAGED_LEN bytes, to @ep of NIC B.  Sent through a packet
+ * socket, a frame of more than a page leaves with only its Ethernet header
+ * in the skb's head and the rest in pages, as a NIC receives a jumbo frame.
+ */
+static int send_paged_data(int fd, int ifindex, uint32_t ep, uint32_t seq,
+			   uint32_t incarnation)
+{
+	static uint8_t out[ETH_HLEN + sizeof(struct forged_hdr) +
+			   sizeof(struct forged_msg) + PAGED_LEN];
+	struct forged_hdr *h = (void *)(out + ETH_HLEN);
+	struct forged_msg *m = (void *)(h + 1);
+	uint8_t *payload = (uint8_t *)(m + 1);
+	struct sockaddr_ll to = {
+		.sll_family = AF_PACKET,
+		.sll_ifindex = ifindex,
+		.sll_halen = ETH_ALEN,
+	};
+	unsigned int i;
+
+	if (mac_of("vnt1", out) || mac_of("vnt0", out + ETH_ALEN))
+		return -1;
+	out[12] = 0x88;
+	out[13] = 0xb5;
+	memset(h, 0, sizeof(*h) + sizeof(*m));
+	h->version = WIRE_VERSION;
+	h->type = WIRE_DATA;
+	h->channel = 3;
+	h->flags = WIRE_SYNC;
+	h->src_nic = htons(NIC_A);
+	h->dst_nic = htons(NIC_B);
+	h->boot_id = htonl(incarnation);
+	h->seq = htonl(seq);
+	h->stamp = htonl(1);
+	m->dst_ep = htonl(ep);
+	m->tag = htobe64(TEST_TAG);
+	m->queue = VNET_Q_REQ_SEND;
+	m->handler = 1;
+	m->flags = VNET_DESC_MEDIUM;
+	m->len = htonl(PAGED_LEN);
+	for (i = 0; i < PAGED_LEN; i++)
+		payload[i] = (uint8_t)(i * 7 + i / 251);
+	h->csum = htonl(crc32c((uint8_t *)h, sizeof(out) - ETH_HLEN));
+	memcpy(to.sll_addr, out, ETH_ALEN);
+	return sendto(fd, out, sizeof(out), 0, (void *)&to, sizeof(to)) ==
+	       (ssize_t)sizeof(out) ? 0 : -1;
+}
+
+/*
+ * A frame received into pages is read where it lies: its medium payload
+ * lands in the endpoint whole and right, and nothing was gathered into one
+ * buffer first (rx_gathered_bytes).
+ */
+TEST_F_TIMEOUT(link, paged_frame_read_in_place, 120)
+{
+	int ifindex = (int)if_nametoindex("vnt0");
+	uint32_t seq = 0x7000 + (uint32_t)getpid(), i;
+	const struct vnet_desc *d = NULL;
+	long long gathered, bad;
+	struct vnet_endpoint b;
+	const uint8_t *got;
+	int fd, tries;
+
+	ASSERT_LT(0, ifindex);
+	ASSERT_EQ(0, vnet_endpoint_open(&b, NIC_B));
+	ASSERT_EQ(0, vnet_endpoint_set_tag(&b, TEST_TAG));
+	gathered = stat_of(NIC_B, "rx_gathered_bytes");
+	bad = stat_of(NIC_B, "bad_frames");
+	ASSERT_LE(0, gathered);
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	ASSERT_LE(0, fd);
+	/* Sent again, as its sender would, while NIC B brings @b in. */
+	for (tries = 0; tries < 50 && !d; tries++) {
+		ASSERT_EQ(0, send_paged_data(fd, ifindex, b.name.ep, seq,
+					     0x51ed + (uint32_t)getpid()));
+		vnet_endpoint_wait(&b, 100);
+		d = vnet_endpoint_peek(&b, VNET_Q_REQ_RECV);
+	}
+	close(fd);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(PAGED_LEN, d->len);
+	EXPECT_EQ(NIC_A, d->peer.nic);
+	got = vnet_endpoint_payload(&b, VNET_Q_REQ_RECV);
+	for (i = 0; i < PAGED_LEN; i++)
+		if (got[i] != (uint8_t)(i * 7 + i / 251))
+			break;
+	EXPECT_EQ(PAGED_LEN, i);
+	vnet_endpoint_consume(&b, VNET_Q_REQ_RECV);
+	EXPECT_EQ(gathered, stat_of(NIC_B, "rx_gathered_bytes"));
+	EXPECT_EQ(bad, stat_of(NIC_B, "bad_frames"));
+	TH_LOG("delivered after %d sends", tries);
+	vnet_endpoint_close(&b);
+}
+
 /* Frames the kernel's per-CPU backlogs dropped before any protocol saw them. */
 static long long backlog_drops(void)
 {

@@ -151,15 +151,17 @@ void vnet_card_doorbell(struct vnet_nic *nic)
  */
 static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 {
+	struct vnet_fw_piece piece[MAX_SKB_FRAGS + 1];
 	struct vnet_fw_round round;
+	struct vnet_fw_bytes bytes;
 	struct sk_buff *skb;
 	u32 received = 0;
 
 	mutex_lock(&nic->fw_lock);
 	while (received < VNET_RX_BATCH && (skb = skb_dequeue(&nic->rxq))) {
 		vnet_fw_run_calls(nic);
-		if (!skb_linearize(skb))
-			vnet_fw_receive(&nic->fw, skb->data, skb->len,
+		if (vnet_link_bytes(nic, skb, piece, &bytes))
+			vnet_fw_receive(&nic->fw, &bytes,
 					eth_hdr(skb)->h_source,
 					vnet_card_now());
 		consume_skb(skb);

@@ -43,6 +43,64 @@ drop:
 }
 
 /* From the firmware, with nic->fw_lock held: to the address @mac. */
+/*
+ * Can the firmware read @skb where it lies: its header in the head, its
+ * payload in page fragments?  A jumbo frame a NIC received into pages then
+ * goes from them straight to the endpoint, not first into one buffer.  Not
+ * a MAPPER datagram (read whole), a frag list, pages without a kernel
+ * address, nor pages their owner may still write (SKBFL_SHARED_FRAG: a
+ * zero-copy sender's), which the firmware would sum and then copy from,
+ * two reads of bytes that may change in between.
+ */
+static bool vnet_link_in_place(struct sk_buff *skb)
+{
+	const struct vnet_wire_hdr *h;
+	unsigned int i;
+
+	if (skb_has_frag_list(skb) || skb_has_shared_frag(skb) ||
+	    !pskb_may_pull(skb, min_t(unsigned int, skb->len, VNET_FW_RX_HEAD)))
+		return false;
+	if (skb_headlen(skb) < sizeof(*h))
+		return false;
+	h = (const void *)skb->data;
+	if (h->type != VNET_WIRE_DATA && h->type != VNET_WIRE_FRAG)
+		return false;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++)
+		if (PageHighMem(skb_frag_page(&skb_shinfo(skb)->frags[i])))
+			return false;
+	return true;
+}
+
+/*
+ * @skb's bytes as the firmware reads them, in @piece (room for
+ * MAX_SKB_FRAGS + 1), or false when it cannot be read at all.  Copied into
+ * one buffer only when the firmware cannot read it in place.
+ */
+bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
+		     struct vnet_fw_piece *piece, struct vnet_fw_bytes *b)
+{
+	unsigned int i, n = 0;
+
+	if (skb_is_nonlinear(skb) && !vnet_link_in_place(skb)) {
+		if (skb_linearize(skb))
+			return false;
+		nic->rx_gathered_bytes += skb->len;
+	}
+	piece[n].data = skb->data;
+	piece[n++].len = skb_headlen(skb);
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		piece[n].data = skb_frag_address(f);
+		piece[n++].len = skb_frag_size(f);
+	}
+	b->piece = piece;
+	b->npieces = n;
+	b->skip = 0;
+	b->len = skb->len;
+	return true;
+}
+
 void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
 		       u32 hdr_len, const void *payload, u32 len)
 {

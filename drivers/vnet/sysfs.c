@@ -189,6 +189,7 @@ static struct dev_ext_attribute vnet_nic_stats[] = {
 	VNET_NIC_STAT(mapper_received, fw.stats.rx_mapper),
 	VNET_NIC_STAT(mapper_dropped, mapper_dropped),
 	VNET_NIC_STAT(tx_dropped, tx_dropped),
+	VNET_NIC_STAT(rx_gathered_bytes, rx_gathered_bytes),
 };
 
 /* Counted by the packet handler, on any CPU at once. */

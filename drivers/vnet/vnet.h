@@ -141,6 +141,8 @@ struct vnet_nic {
 	struct sk_buff_head rxq;	/* from the packet handler */
 	atomic64_t rx_dropped;		/* rxq full; softirq on any CPU */
 	u64 tx_dropped;			/* link down, no memory */
+	/* Bytes of frames copied into one buffer to be read; fw_lock. */
+	u64 rx_gathered_bytes;
 	struct vnet_fw_send_chan *tx_chans;
 	struct vnet_fw_recv_chan *rx_chans;
 	void *pool_mem;
@@ -247,6 +249,8 @@ int vnet_link_start(struct vnet_nic *nic, struct net_device *dev);
 void vnet_link_stop(struct vnet_nic *nic);
 void vnet_link_set_up(struct vnet_nic *nic, bool up);
 void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu);
+bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
+		     struct vnet_fw_piece *piece, struct vnet_fw_bytes *b);
 void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		    u32 hdr_len, const void *payload, u32 len);
 void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "wire_sim.h"
 
@@ -144,11 +145,58 @@ struct vnet_desc sim_request(u32 arg0)
 	return d;
 }
 
+#define SIM_PIECES	8
+
+/*
+ * Give NIC @to the @len bytes at @data, in pieces as a link holds them
+ * (struct vnet_fw_bytes): the header whole in the first, a DATA or FRAG
+ * packet's payload cut at random over up to SIM_PIECES - 1 more, some
+ * empty.  Each piece is a buffer of its own, so that a read past one is
+ * caught, not served by the next.
+ */
+static void sim_receive(struct sim_net *net, u32 to, const u8 *src_mac,
+			const u8 *data, u32 len)
+{
+	const struct vnet_wire_hdr *h = (const void *)data;
+	struct vnet_fw_piece piece[SIM_PIECES];
+	struct vnet_fw_bytes pkt;
+	u32 n = 0, at = 0, head, i;
+	u8 *buf[SIM_PIECES];
+
+	head = len < VNET_FW_RX_HEAD ? len : VNET_FW_RX_HEAD;
+	if (net->whole || len < sizeof(*h) ||
+	    (h->type != VNET_WIRE_DATA && h->type != VNET_WIRE_FRAG))
+		head = len;
+	else
+		head += sim_rand(&net->cut_seed) % (len - head + 1);
+	while (at < len || !n) {
+		u32 cut = n == SIM_PIECES - 1 ? len - at :
+			  !n ? head :
+			  sim_rand(&net->cut_seed) % (len - at + 1);
+
+		buf[n] = malloc(cut ? cut : 1);
+		if (!buf[n])
+			abort();
+		memcpy(buf[n], data + at, cut);
+		piece[n].data = buf[n];
+		piece[n].len = cut;
+		at += cut;
+		n++;
+	}
+	pkt.piece = piece;
+	pkt.npieces = n;
+	pkt.skip = 0;
+	pkt.len = len;
+	vnet_fw_receive(&net->nic[to]->fw, &pkt, src_mac, net->now);
+	for (i = 0; i < n; i++)
+		free(buf[i]);
+}
+
 /* Hand a packet straight to a NIC, as if it had just arrived from @src_mac. */
 void sim_net_inject(struct sim_net *net, u32 to, const u8 *src_mac,
 		    const void *data, u32 len)
 {
-	vnet_fw_receive(&net->nic[to]->fw, data, len, src_mac, net->now);
+	sim_receive(net, to, src_mac, data, len);
 }
 
 /* The same, from NIC @from's own Ethernet address. */
@@ -186,6 +234,7 @@ static void sim_net_build(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 	memset(net, 0, sizeof(*net));
 	net->nr = nr_nics;
 	net->seed = seed;
+	net->cut_seed = seed ^ 0x5bd1e995;
 	net->delay = 50;
 	net->nic = calloc(nr_nics, sizeof(*net->nic));
 	net->down = calloc(nr_nics, sizeof(*net->down));
@@ -291,8 +340,7 @@ void sim_net_step(struct sim_net *net, u64 dt)
 		u8 mac[6];
 
 		sim_mac(p.from, mac);
-		vnet_fw_receive(&net->nic[p.to]->fw, p.data, p.len, mac,
-				net->now);
+		sim_receive(net, p.to, mac, p.data, p.len);
 		free(p.data);
 	}
 	for (i = 0; i < net->nr; i++) {

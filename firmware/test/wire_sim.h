@@ -49,6 +49,14 @@ struct sim_net {
 	struct sim_pkt *tap;
 	u32 taplen, tapcap;
 	u64 sent, lost, duplicated, corrupted;
+	/*
+	 * A DATA or FRAG packet reaches the firmware in pieces, each in a
+	 * buffer of its own, cut where this stream says (its own, so that
+	 * cutting changes no other draw): a NIC's receive pages.  @whole:
+	 * in one piece, as veth hands it over.
+	 */
+	u32 cut_seed;
+	bool whole;
 };
 
 /* The Ethernet frame of a packet in @buf, padded to 46 bytes; its length. */
