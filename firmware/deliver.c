@@ -179,8 +179,10 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 	else if ((msg->flags & VNET_DESC_XFER) && payload)
 		/* From a segment: the sender's may be this very one. */
 		vnet_fw_bytes_copy(dst->seg + msg->offset, payload);
-	if (payload)
+	if (payload) {
 		nic->copied += msg->len;
+		nic->stats.copied_bytes += msg->len;
+	}
 
 	slot = vnet_fw_recv_slot(dst, frame, rq);
 	fw_memcpy(slot, msg, sizeof(*msg));

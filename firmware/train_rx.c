@@ -253,6 +253,7 @@ static bool vnet_fw_train_land(struct vnet_fw_nic *nic,
 	} else {
 		vnet_fw_bytes_copy(t->buf + off, bytes);
 	}
+	nic->stats.copied_bytes += len;
 	t->received = off + len;
 	t->crc = vnet_crc32c_cat(t->crc, sum, len);
 	t->landed_at = nic->now;

@@ -18,10 +18,12 @@
  * into the channel's pool buffer when the channel takes the message, as
  * for a single packet, and its send queue entry goes at once.  A larger
  * one is an XFER from the sender's own segment (VNET_DESC_FROM_SEG): each
- * fragment is copied from the segment into the pool buffer as it is sent,
- * its checksums taken from that copy, and read again if it is sent again
- * after another -- a sender that changes its source before the train
- * ends gets a train its receiver restarts, or its message back -- and the
+ * fragment is sent from the segment's own pinned pages (nic->zero_copy,
+ * ops->transmit_seg), summed where it lies, or else copied from the
+ * segment into the pool buffer as it is sent, its checksums taken from
+ * that copy; read again if it is sent again after another -- a sender
+ * that changes its source before the train ends gets a train its
+ * receiver restarts, or its message back -- and the
  * send queue entry stays until the train ends, delivered or its return written, so
  * the sender knows when it may change the source again, and that a return
  * is there to be read: its consumer index says so.
@@ -100,13 +102,16 @@ bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
 
 /*
  * Point ch->frag at the @len payload bytes at @off: in the pool buffer,
- * or read into it from the sender's segment -- at every transmission, so
- * that a fragment sent again after others is read again (a sender that
- * changes its source before the train ends has the train restarted by its
- * receiver's checksum, or back).  False when they are no longer in the
- * segment the message was taken from.
+ * or in the sender's segment -- read into the pool buffer at every
+ * transmission, so that a fragment sent again after others is read again
+ * (a sender that changes its source before the train ends has the train
+ * restarted by its receiver's checksum, or back), or, for zero copy, where
+ * they lie, found again at every transmission, since the segment may be
+ * replaced between two.  False when they are no longer in the segment the
+ * message was taken from.
  */
-static bool vnet_fw_frag_bytes(struct vnet_fw_send_chan *ch, u32 off, u32 len)
+static bool vnet_fw_frag_bytes(struct vnet_fw_nic *nic,
+			       struct vnet_fw_send_chan *ch, u32 off, u32 len)
 {
 	u64 at = ch->msg.src_offset + off;
 
@@ -121,8 +126,13 @@ static bool vnet_fw_frag_bytes(struct vnet_fw_send_chan *ch, u32 off, u32 len)
 	if (!ch->src || ch->src->seg_gen != ch->seg_gen ||
 	    !vnet_fw_seg_fits(ch->src, at, len))
 		return false;
+	if (nic->zero_copy) {
+		ch->frag = ch->src->seg + at;
+		return true;
+	}
 	fw_memcpy(ch->payload, ch->src->seg + at, len);
 	fw_user_fetched(ch->src->seg + at, len);
+	nic->stats.copied_bytes += len;
 	ch->frag = ch->payload;
 	return true;
 }
@@ -166,13 +176,17 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	 */
 	if (first && len == ch->msg.len)
 		len--;
-	if (!vnet_fw_frag_bytes(ch, ch->frag_off, len))
+	if (!vnet_fw_frag_bytes(nic, ch, ch->frag_off, len))
 		return VNET_RET_BAD_SEGMENT;
 	if (first)
 		ch->train = ch->seq;
 	ch->frag_len = len;
 	/* Its bytes summed once, for its packets' checksums as well. */
 	ch->frag_sum = vnet_crc32c(0, ch->frag, len);
+	ch->frag_fresh = true;
+	/* In the segment: found again when it goes, wherever that is then. */
+	if (ch->from_seg && nic->zero_copy)
+		ch->frag = NULL;
 	ch->frag_crc = first ? ch->frag_sum :
 		       vnet_crc32c_cat(ch->frag_crc, ch->frag_sum, len);
 	ch->win_end[ch->seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->frag_off + len;
@@ -206,6 +220,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	u32 off = ch->frag_off, len = ch->frag_len, crc_end = ch->frag_crc;
+	bool pinned = ch->from_seg && nic->zero_copy;
 	bool first, last, read = seq != ch->seq || !ch->frag;
 	u32 hlen;
 	struct {
@@ -224,7 +239,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		crc_end = ch->win_crc[i];
 	}
 	/* The buffer holds another fragment since an older one went again. */
-	if (read && !vnet_fw_frag_bytes(ch, off, len)) {
+	if (read && !vnet_fw_frag_bytes(nic, ch, off, len)) {
 		vnet_fw_train_stop(nic, p, ch, VNET_RET_BAD_SEGMENT);
 		return;
 	}
@@ -252,13 +267,25 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	 * may have changed, and the packet must sum right for what it
 	 * carries (the payload's checksum tells the receiver they changed).
 	 * The latest fragment's stay in the buffer for its next
-	 * transmission, with their sum.
+	 * transmission, with their sum; sent from the segment itself, only
+	 * its first transmission takes the sum from its load.
 	 */
-	sum = read ? vnet_crc32c(0, ch->frag, len) : ch->frag_sum;
+	if (!read || (pinned && seq == ch->seq && ch->frag_fresh))
+		sum = ch->frag_sum;
+	else
+		sum = vnet_crc32c(0, ch->frag, len);
 	if (seq == ch->seq)
 		ch->frag_sum = sum;
 	crc = vnet_crc32c_cat(vnet_crc32c(0, &pkt, hlen), sum, len);
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
+	if (pinned) {
+		nic->ops->transmit_seg(nic->ctx, p - nic->peers, &pkt, hlen,
+				       ch->src, ch->msg.src_offset + off, len);
+		nic->stats.tx_seg_bytes += len;
+		ch->frag = NULL;
+		ch->frag_fresh = false;
+		return;
+	}
 	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, hlen, ch->frag,
 			   len);
 	if (seq != ch->seq)
@@ -421,6 +448,11 @@ bool vnet_fw_train_rewind(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		vnet_fw_train_stop(nic, p, ch, reason);
 		return false;
 	}
+	/*
+	 * The timer sends it, later: its bytes in the segment may be others
+	 * by then -- a message landing there, say -- and are summed again.
+	 */
+	ch->frag_fresh = false;
 	ch->due = nic->now;
 	return true;
 }

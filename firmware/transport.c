@@ -504,6 +504,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 		fw_memcpy(ch->payload, payload, msg->len);
 		fw_user_fetched((void *)payload, msg->len);
 		nic->copied += msg->len;
+		nic->stats.copied_bytes += msg->len;
 	}
 	ch->src = src;
 	ch->seg_gen = src->seg_gen;

@@ -96,6 +96,16 @@ struct vnet_fw_ops {
 	 */
 	void (*transmit)(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 			 const void *payload, u32 len);
+	/*
+	 * Optional: as transmit, with the payload the @len bytes at @offset
+	 * of @ep's segment, which the host may send from the segment's own
+	 * pinned pages rather than copy (nic->zero_copy).  Their owner may
+	 * write them while the packet is on its way: it then leaves with
+	 * other bytes than it was summed over, and its receiver drops it.
+	 */
+	void (*transmit_seg)(void *ctx, u32 peer, const void *hdr,
+			     u32 hdr_len, const struct vnet_fw_ep *ep,
+			     u64 offset, u32 len);
 	/* Every message @ep has in flight is now resolved (flush rule). */
 	void (*notify_flushed)(void *ctx, struct vnet_fw_ep *ep);
 	/* 32 unpredictable bits: initial sequence numbers. */
@@ -288,13 +298,18 @@ struct vnet_fw_send_chan {
 	 * from its sender's segment, the fragment in flight.
 	 */
 	u8 *payload;
-	/* A train (train_tx.c): the fragment on the wire, or next to go. */
-	const u8 *frag;			/* its bytes */
+	/*
+	 * A train (train_tx.c): the fragment on the wire, or next to go.
+	 * Its bytes, until it is sent: in the segment, for zero copy, they
+	 * are found again for each transmission.
+	 */
+	const u8 *frag;
 	u32 frag_off;			/* where they go in the payload */
 	u32 frag_len;
 	u32 train;			/* seq of the train's first fragment */
 	u32 frag_crc;			/* CRC32C of the payload to its end */
 	u32 frag_sum;			/* CRC32C of its bytes alone */
+	bool frag_fresh;		/* frag_sum is of them as they are now */
 	u32 frag_acked;			/* payload bytes ever ACKed */
 	/*
 	 * The train's window: its fragments from una_seq to seq are on the
@@ -511,6 +526,13 @@ struct vnet_fw_nic_stats {
 	u64 no_route;
 	u64 tx_mapper;
 	u64 rx_mapper;
+	/*
+	 * Payload bytes: copied by the firmware (into a pool buffer, a
+	 * staging slot or a segment), and of fragments sent from their
+	 * sender's segment without a copy (transmit_seg).
+	 */
+	u64 copied_bytes;
+	u64 tx_seg_bytes;
 };
 
 struct vnet_fw_nic {
@@ -525,6 +547,8 @@ struct vnet_fw_nic {
 	u32 train_window;
 	/* Payload bytes of a fragment: 0 to choose (pipeline.c), or at most. */
 	u32 frag_size;
+	/* A train from a segment goes out through ops->transmit_seg. */
+	bool zero_copy;
 	u32 rr_next;
 	bool held;			/* a message waits on a busy destination */
 

@@ -65,6 +65,15 @@ static void vnet_card_transmit(void *ctx, u32 peer, const void *hdr,
 	vnet_link_xmit(ctx, peer, hdr, hdr_len, payload, len);
 }
 
+static void vnet_card_transmit_seg(void *ctx, u32 peer, const void *hdr,
+				   u32 hdr_len, const struct vnet_fw_ep *fw,
+				   u64 offset, u32 len)
+{
+	struct vnet_ep *ep = container_of(fw, struct vnet_ep, fw);
+
+	vnet_link_xmit_seg(ctx, peer, hdr, hdr_len, ep, offset, len);
+}
+
 static void vnet_card_transmit_to(void *ctx, const u8 *mac, const void *hdr,
 				  u32 hdr_len, const void *payload, u32 len)
 {
@@ -128,6 +137,7 @@ static const struct vnet_fw_ops vnet_card_fw_ops = {
 	.request_fault = vnet_card_request_fault,
 	.notify_recv = vnet_card_notify_recv,
 	.transmit = vnet_card_transmit,
+	.transmit_seg = vnet_card_transmit_seg,
 	.notify_flushed = vnet_card_notify_flushed,
 	.random = vnet_card_random,
 	.transmit_to = vnet_card_transmit_to,
@@ -287,6 +297,7 @@ static int vnet_card_alloc_transport(struct vnet_nic *nic)
 	fw->mtu = ETH_DATA_LEN;
 	fw->nchannels = chans;
 	fw->train_window = READ_ONCE(vnet_train_window);
+	fw->zero_copy = READ_ONCE(vnet_zero_copy);
 	fw->max_peers = peers;
 	fw->max_retries = vnet_max_retries;
 	fw->quantum = (u64)vnet_retrans_ms * USEC_PER_MSEC;

@@ -101,8 +101,12 @@ bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
 	return true;
 }
 
-void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
-		       u32 hdr_len, const void *payload, u32 len)
+/*
+ * A frame for the link: its headroom, then @hdr, with room for @linear
+ * bytes more; NULL, counted, when it cannot go.
+ */
+static struct sk_buff *vnet_link_skb(struct vnet_nic *nic, const void *hdr,
+				     u32 hdr_len, u32 linear)
 {
 	struct vnet_link *link = nic->link;
 	struct net_device *dev;
@@ -112,26 +116,47 @@ void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
 	if (!link || !READ_ONCE(link->up))
 		goto drop;
 	dev = link->dev;
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + hdr_len + len +
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + hdr_len + linear +
 			dev->needed_tailroom, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
 		goto drop;
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	skb_reset_network_header(skb);
 	skb_put_data(skb, hdr, hdr_len);
-	if (len)
-		skb_put_data(skb, payload, len);
 	skb->dev = dev;
 	skb->protocol = htons(vnet_ethertype);
+	return skb;
+drop:
+	nic->tx_dropped++;
+	return NULL;
+}
+
+static void vnet_link_send(struct vnet_nic *nic, struct sk_buff *skb,
+			   const u8 *mac)
+{
+	struct net_device *dev = skb->dev;
+
 	if (dev_hard_header(skb, dev, vnet_ethertype, mac, dev->dev_addr,
 			    skb->len) < 0) {
 		kfree_skb(skb);
-		goto drop;
+		nic->tx_dropped++;
+		return;
 	}
 	dev_queue_xmit(skb);
-	return;
-drop:
-	nic->tx_dropped++;
+}
+
+void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
+		       u32 hdr_len, const void *payload, u32 len)
+{
+	struct sk_buff *skb = vnet_link_skb(nic, hdr, hdr_len, len);
+
+	if (!skb)
+		return;
+	if (len) {
+		skb_put_data(skb, payload, len);
+		nic->tx_copied_bytes += len;
+	}
+	vnet_link_send(nic, skb, mac);
 }
 
 /* From the firmware, with nic->fw_lock held: to the peer in slot @peer. */
@@ -140,6 +165,44 @@ void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 {
 	vnet_link_xmit_to(nic, nic->fw.peers[peer].mac, hdr, hdr_len, payload,
 			  len);
+}
+
+/*
+ * The same, its payload the @len bytes at @at of @ep's segment, sent from
+ * the segment's pinned pages rather than copied: the frame takes a
+ * reference on each, so that they outlive an unregistered segment until
+ * the device is done with them.  The owner may write them meanwhile
+ * (SKBFL_SHARED_FRAG says so to whoever reads the frame); the receiver
+ * then finds the checksum wrong and drops it.
+ */
+void vnet_link_xmit_seg(struct vnet_nic *nic, u32 peer, const void *hdr,
+			u32 hdr_len, struct vnet_ep *ep, u64 at, u32 len)
+{
+	struct sk_buff *skb = vnet_link_skb(nic, hdr, hdr_len, 0);
+
+	if (!skb)
+		return;
+	while (len) {
+		unsigned int off;
+		struct page *page = vnet_seg_page(ep, at, &off);
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+
+		if (!page || skb_shinfo(skb)->nr_frags == MAX_SKB_FRAGS) {
+			kfree_skb(skb);
+			nic->tx_dropped++;
+			return;
+		}
+		get_page(page);
+		skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, off,
+				   n);
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		at += n;
+		len -= n;
+	}
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	vnet_link_send(nic, skb, nic->fw.peers[peer].mac);
 }
 
 /* The firmware sends no packet larger than the interface carries. */

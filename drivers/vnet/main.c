@@ -172,6 +172,15 @@ unsigned int vnet_train_window = 8;
 VNET_PARAM_UINT(train_window, vnet_train_window, 1, VNET_FW_TRAIN_WINDOW_MAX, 0644);
 MODULE_PARM_DESC(train_window, "Fragments of one large message on the wire at once, for NICs attached after a change (1-16, default 8)");
 
+/*
+ * A large XFER leaves from its sender's pinned segment pages, not a copy
+ * of them; off, for measuring the difference, or for a device that
+ * mishandles page fragments.
+ */
+bool vnet_zero_copy = true;
+module_param_named(zero_copy, vnet_zero_copy, bool, 0644);
+MODULE_PARM_DESC(zero_copy, "Send large messages from the sender's segment pages without copying them, for NICs attached after a change (default Y)");
+
 unsigned int vnet_pool_buffers = 256;
 module_param_named(pool_buffers, vnet_pool_buffers, uint, 0444);
 MODULE_PARM_DESC(pool_buffers, "8 KiB payload buffers per NIC for messages in flight (default 256)");

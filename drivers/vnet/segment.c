@@ -18,6 +18,7 @@ struct vnet_seg_pin {
 	struct page **pages;
 	unsigned long npages;
 	void *kaddr;			/* vmap of pages */
+	unsigned int first_off;		/* of the segment's first byte */
 };
 
 static void vnet_seg_release(struct vnet_seg_pin *pin)
@@ -44,6 +45,7 @@ static struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len)
 	if (!pin)
 		return ERR_PTR(-ENOMEM);
 	pin->npages = last - first + 1;
+	pin->first_off = offset_in_page(addr);
 	pin->pages = kvcalloc(pin->npages, sizeof(*pin->pages), GFP_KERNEL);
 	if (!pin->pages) {
 		err = -ENOMEM;
@@ -113,4 +115,22 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
 
 	vnet_seg_release(old);
 	return 0;
+}
+
+/*
+ * The pinned page that holds byte @at of @ep's segment, and where in it
+ * (*@off): the firmware checked @at against the segment under fw_lock,
+ * which keeps the segment registered until we are done.
+ */
+struct page *vnet_seg_page(struct vnet_ep *ep, u64 at, unsigned int *off)
+{
+	struct vnet_seg_pin *pin = ep->seg;
+	u64 pos;
+
+	lockdep_assert_held(&ep->nic->fw_lock);
+	if (WARN_ON_ONCE(!pin || at >= ep->fw.seg_len))
+		return NULL;
+	pos = pin->first_off + at;
+	*off = offset_in_page(pos);
+	return pin->pages[pos >> PAGE_SHIFT];
 }

@@ -190,6 +190,9 @@ static struct dev_ext_attribute vnet_nic_stats[] = {
 	VNET_NIC_STAT(mapper_dropped, mapper_dropped),
 	VNET_NIC_STAT(tx_dropped, tx_dropped),
 	VNET_NIC_STAT(rx_gathered_bytes, rx_gathered_bytes),
+	VNET_NIC_STAT(tx_copied_bytes, tx_copied_bytes),
+	VNET_NIC_STAT(tx_segment_bytes, fw.stats.tx_seg_bytes),
+	VNET_NIC_STAT(payload_copied_bytes, fw.stats.copied_bytes),
 };
 
 /* Counted by the packet handler, on any CPU at once. */

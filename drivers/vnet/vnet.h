@@ -37,6 +37,7 @@ extern unsigned int vnet_min_resident_us;
 extern unsigned int vnet_slice_faults;
 extern unsigned int vnet_channels;
 extern unsigned int vnet_train_window;
+extern bool vnet_zero_copy;
 extern unsigned int vnet_max_peers;
 extern unsigned int vnet_retrans_ms;
 extern unsigned int vnet_busy_timeout_ms;
@@ -143,6 +144,7 @@ struct vnet_nic {
 	u64 tx_dropped;			/* link down, no memory */
 	/* Bytes of frames copied into one buffer to be read; fw_lock. */
 	u64 rx_gathered_bytes;
+	u64 tx_copied_bytes;		/* payload copied into frames; fw_lock */
 	struct vnet_fw_send_chan *tx_chans;
 	struct vnet_fw_recv_chan *rx_chans;
 	void *pool_mem;
@@ -251,6 +253,8 @@ void vnet_link_set_up(struct vnet_nic *nic, bool up);
 void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu);
 bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
 		     struct vnet_fw_piece *piece, struct vnet_fw_bytes *b);
+void vnet_link_xmit_seg(struct vnet_nic *nic, u32 peer, const void *hdr,
+			u32 hdr_len, struct vnet_ep *ep, u64 at, u32 len);
 void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		    u32 hdr_len, const void *payload, u32 len);
 void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
@@ -303,6 +307,7 @@ void vnet_quota_uncharge(struct vnet_user *user);
 
 /* segment.c */
 int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len);
+struct page *vnet_seg_page(struct vnet_ep *ep, u64 at, unsigned int *off);
 
 /* chardev.c */
 int vnet_chardev_init(void);

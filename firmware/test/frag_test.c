@@ -422,6 +422,8 @@ FIXTURE_VARIANT(lossy) {
 	 * delivered twice, or both delivered and back "busy".
 	 */
 	bool impatient;
+	/* Trains from a segment copied into pool buffers, not zero copy. */
+	bool copied;
 	u32 seed;
 };
 
@@ -441,6 +443,12 @@ FIXTURE_VARIANT_ADD(lossy, sixteen_nics_everything) {
 FIXTURE_VARIANT_ADD(lossy, sixteen_nics_dup_reorder) {
 	.nics = 16, .per_client = 24, .area = 32 << 10, .dup = 300,
 	.reorder = 300, .mixed_mtu = true, .seed = 4,
+};
+
+FIXTURE_VARIANT_ADD(lossy, sixteen_nics_everything_copied) {
+	.nics = 16, .per_client = 24, .area = 32 << 10, .loss = 200,
+	.dup = 50, .reorder = 50, .corrupt = 10, .mixed_mtu = true,
+	.copied = true, .seed = 8,
 };
 
 FIXTURE_VARIANT_ADD(lossy, two_nics_30pct_loss_impatient) {
@@ -503,6 +511,7 @@ FIXTURE_SETUP(lossy)
 		struct sim_nic *s = self->net.nic[i];
 
 		s->fw.max_retries = 255;
+		s->fw.zero_copy = !variant->copied;
 		if (variant->impatient)
 			s->fw.busy_timeout = 4 * s->fw.quantum;
 		/* Links from the smallest a train needs to jumbo frames. */
@@ -658,6 +667,85 @@ TEST_F(pair, megabyte_request_and_reply)
 	EXPECT_EQ(NULL, sim_peek(a, 0, VNET_Q_REP_RECV));
 	EXPECT_EQ(NULL, sim_peek(b, 1, VNET_Q_REQ_RECV));
 	EXPECT_TRUE(frag_all_quiet(&self->net));
+}
+
+/* One XFER_MAX request from the client's segment, delivered. */
+static void send_megabyte(struct __test_metadata *_metadata,
+			  struct sim_net *net, u32 seed)
+{
+	struct sim_nic *a = net->nic[0], *b = net->nic[1];
+	struct vnet_desc d = frag_xfer_seg(VNET_XFER_MAX, VNET_XFER_MAX, 0);
+	u32 steps = 0;
+
+	frag_fill(a->ep[0].fw.seg + VNET_XFER_MAX, VNET_XFER_MAX, seed);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	while (!sim_peek(b, 1, VNET_Q_REQ_RECV)) {
+		ASSERT_GT(2000000, ++steps);
+		sim_net_step(net, 20);
+	}
+	EXPECT_TRUE(frag_same(b->ep[1].fw.seg, VNET_XFER_MAX, seed));
+	sim_consume(b, 1, VNET_Q_REQ_RECV);
+	sim_net_run_for(net, 500);
+	EXPECT_TRUE(frag_all_quiet(net));
+}
+
+/*
+ * Copies per byte of an XFER from the sender's segment: none on the way
+ * out with zero copy, its fragments sent from the segment itself, one
+ * into a pool buffer without; one on the way in, into the receiver's
+ * segment, either way.
+ */
+TEST_F(pair, megabyte_from_the_segment_copied_once)
+{
+	struct vnet_fw_nic_stats *tx = &self->net.nic[0]->fw.stats;
+	struct vnet_fw_nic_stats *rx = &self->net.nic[1]->fw.stats;
+
+	send_megabyte(_metadata, &self->net, 21);
+	EXPECT_EQ(0, tx->copied_bytes);
+	EXPECT_LE(VNET_XFER_MAX, tx->tx_seg_bytes);
+	if (!tx->retransmits)
+		EXPECT_EQ(VNET_XFER_MAX, tx->tx_seg_bytes);
+	EXPECT_EQ(VNET_XFER_MAX, rx->copied_bytes);
+
+	self->net.nic[0]->fw.zero_copy = false;
+	tx->tx_seg_bytes = 0;
+	rx->copied_bytes = 0;
+	send_megabyte(_metadata, &self->net, 22);
+	EXPECT_LE(VNET_XFER_MAX, tx->copied_bytes);
+	EXPECT_EQ(0, tx->tx_seg_bytes);
+	EXPECT_EQ(VNET_XFER_MAX, rx->copied_bytes);
+}
+
+/*
+ * Zero copy: a fragment sent again is sent as its source is then, with a
+ * checksum of those bytes, not of the ones it was first sent with: the
+ * receiver takes it rather than drop it as corrupt, finds the train's
+ * checksum wrong at its end, and has it start over, which then carries
+ * the new bytes whole.
+ */
+TEST_F(pair, a_source_changed_under_its_train_arrives_as_it_is_now)
+{
+	struct sim_nic *a = self->net.nic[0], *b = self->net.nic[1];
+	struct vnet_desc d = frag_xfer_seg(64 << 10, VNET_XFER_MAX, 0);
+	u8 *src = a->ep[0].fw.seg + VNET_XFER_MAX;
+	u32 steps = 0;
+
+	frag_fill(src, 64 << 10, 31);
+	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	/* The first fragments go, and are lost. */
+	self->net.mute[0] = true;
+	sim_net_run_for(&self->net, 10);
+	ASSERT_LT(0, a->fw.stats.tx_seg_bytes);
+	self->net.mute[0] = false;
+	frag_fill(src, 64 << 10, 32);
+	while (!sim_peek(b, 1, VNET_Q_REQ_RECV)) {
+		ASSERT_GT(2000000, ++steps);
+		sim_net_step(&self->net, 20);
+	}
+	EXPECT_TRUE(frag_same(b->ep[1].fw.seg, 64 << 10, 32));
+	EXPECT_EQ(0, b->fw.stats.bad_frames);
+	EXPECT_EQ(1, b->fw.stats.rx_trains);
+	sim_consume(b, 1, VNET_Q_REQ_RECV);
 }
 
 struct sweep {

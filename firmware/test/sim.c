@@ -84,6 +84,7 @@ static const struct vnet_fw_ops sim_ops = {
 	.request_fault = sim_request_fault,
 	.notify_recv = sim_notify_recv,
 	.transmit = sim_transmit,
+	.transmit_seg = sim_transmit_seg,
 	.notify_flushed = sim_notify_flushed,
 	.random = sim_random,
 	.pause = sim_pause,
@@ -150,6 +151,8 @@ void sim_init_peers(struct sim_nic *sim, u32 nic_id, u32 nr_eps, u32 burst,
 	sim->fw.nframes = nr_eps;
 	sim->fw.frame_owner = sim->owner;
 	sim->fw.burst = burst;
+	/* The module's default: trains leave from the segment itself. */
+	sim->fw.zero_copy = true;
 	sim->seed = 0x5eed0000 + nic_id;
 	for (i = 0; i < nr_eps; i++) {
 		struct sim_ep *ep = &sim->ep[i];

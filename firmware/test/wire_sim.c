@@ -127,6 +127,16 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 	}
 }
 
+/*
+ * A fragment sent from its sender's segment: the wire reads the bytes as
+ * they are when the packet goes, as a NIC reads the pages it was given.
+ */
+void sim_transmit_seg(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
+		      const struct vnet_fw_ep *ep, u64 offset, u32 len)
+{
+	sim_transmit(ctx, peer, hdr, hdr_len, ep->seg + offset, len);
+}
+
 /* Step the wire and every NIC for @t time units. */
 void sim_net_run_for(struct sim_net *net, u64 t)
 {

@@ -44,6 +44,10 @@
 #define WIRE_RING		64	/* bw: a reply may overtake fewer others */
 #define WIRE_STALL_NS		(10 * 1000000000ULL)	/* no reply: give up */
 #define WIRE_STAT_RETRANS	8	/* "retransmits" in vnetctl_stat_names */
+/* Its copies of payload bytes: "tx_copied_bytes" and the two after it. */
+#define WIRE_STAT_TX_COPIED	35
+#define WIRE_STAT_GATHERED	37
+#define WIRE_STAT_FW_COPIED	38
 
 /* bw's free areas are the bits of a word; pingpong's echo lands in area 1. */
 _Static_assert(WIRE_SLOTS >= 2 && WIRE_SLOTS < 32, "WIRE_SLOTS");
@@ -424,12 +428,13 @@ static void print_header(FILE *csv, const struct wire_opts *o, uint32_t max)
 			      "retransmits,errors\n", csv);
 	} else {
 		printf("%.1f s per size after %.2f s warm-up, up to %d "
-		       "outstanding\n%6s %10s %12s %10s %8s %7s\n", o->seconds,
+		       "outstanding; COPIES: payload copies per byte\n"
+		       "%6s %10s %12s %10s %8s %7s %6s\n", o->seconds,
 		       WIRE_BW_WARMUP, WIRE_WINDOW, "SIZE", "MB/S",
-		       "MESSAGES/S", "MESSAGES", "RETRANS", "ERRORS");
+		       "MESSAGES/S", "MESSAGES", "RETRANS", "ERRORS", "COPIES");
 		if (csv)
 			fputs("size,seconds,messages,messages_per_s,mb_per_s,"
-			      "retransmits,errors\n", csv);
+			      "retransmits,errors,copies_per_byte\n", csv);
 	}
 	fflush(stdout);
 }
@@ -458,13 +463,18 @@ static void print_row(FILE *csv, const struct wire_opts *o,
 				r->n, r->median, r->p10, r->p90, r->min,
 				r->retrans, r->errors);
 	} else {
+		char copies[16] = "-";
+
+		if (!o->remote && r->size)
+			snprintf(copies, sizeof(copies), "%.2f", r->copies);
 		printf("%6" PRIu32 " %10.2f %12.1f %10" PRIu64 " %8" PRIu64
-		       " %7" PRIu64 "\n", r->size, mbs, rate, r->n, r->retrans,
-		       r->errors);
+		       " %7" PRIu64 " %6s\n", r->size, mbs, rate, r->n,
+		       r->retrans, r->errors, copies);
 		if (csv)
 			fprintf(csv, "%" PRIu32 ",%.3f,%" PRIu64 ",%.1f,%.3f,%"
-				PRIu64 ",%" PRIu64 "\n", r->size, r->seconds,
-				r->n, rate, mbs, r->retrans, r->errors);
+				PRIu64 ",%" PRIu64 ",%s\n", r->size,
+				r->seconds, r->n, rate, mbs, r->retrans,
+				r->errors, strcmp(copies, "-") ? copies : "");
 	}
 	fflush(stdout);
 	if (csv)
@@ -501,6 +511,24 @@ static uint64_t retransmits(const struct wire_opts *o)
 	       (o->remote ? 0 : nic_stat(o->to, WIRE_STAT_RETRANS, false));
 }
 
+/*
+ * Payload bytes copied so far on both NICs, wherever: into frames for
+ * the wire, gathered off it, and by the firmware (pool buffers, staging
+ * slots, segments).  Only with both NICs here.
+ */
+static uint64_t copies(const struct wire_opts *o)
+{
+	static const unsigned int stat[] = { WIRE_STAT_TX_COPIED,
+		WIRE_STAT_GATHERED, WIRE_STAT_FW_COPIED };
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		sum += nic_stat(o->from, stat[i], false) +
+		       nic_stat(o->to, stat[i], false);
+	return sum;
+}
+
 /* Every size, with a server thread; returns the exit status. */
 static int measure(struct wire *w, FILE *csv, uint32_t max)
 {
@@ -524,6 +552,7 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 		struct wire_row row = { .size = o->sizes[k] };
 		uint64_t before = errors_of(w);
 		uint64_t rt = retransmits(o);
+		uint64_t copied = o->remote ? 0 : copies(o), sent = w->sent;
 
 		w->size = row.size;
 		if (o->bw)
@@ -531,6 +560,10 @@ static int measure(struct wire *w, FILE *csv, uint32_t max)
 		else
 			pingpong(w, buf, rtt, &row);
 		row.retrans = retransmits(o) - rt;
+		/* bw's requests carry the payload; their replies nothing. */
+		if (o->bw && !o->remote && row.size && w->sent > sent)
+			row.copies = (double)(copies(o) - copied) /
+				     ((double)(w->sent - sent) * row.size);
 		row.errors = errors_of(w) - before;
 		print_row(csv, o, &row);
 	}

@@ -80,6 +80,7 @@ struct wire_row {
 	double seconds;			/* bw: measured time */
 	double median, p10, p90, min;	/* pingpong: microseconds */
 	uint64_t retrans, errors;
+	double copies;			/* bw: payload copies per byte */
 };
 
 int wire_parse(int argc, char **argv, struct wire_opts *o);

@@ -306,7 +306,8 @@ const char *const vnetctl_stat_names[VNETCTL_NR_STATS] = {
 	"mapper_received", "mapper_dropped", "nacks_sent_restart",
 	"nacks_received_restart", "returned_too_large", "trains_sent",
 	"fragments_sent", "trains_received", "fragments_received",
-	"trains_dropped",
+	"trains_dropped", "tx_copied_bytes", "tx_segment_bytes",
+	"rx_gathered_bytes", "payload_copied_bytes",
 };
 
 static int read_u64(int dirfd, const char *name, uint64_t *val)

@@ -203,6 +203,13 @@ void fz_clean_halves(struct fz_net *f);
 void fz_users_rebooting(struct fz_net *f, u32 nic);
 /* NIC 0's counters when the last input ended, before it settled. */
 extern struct vnet_fw_nic_stats fz_ended;
+/*
+ * Optional: a fragment goes from the @len bytes at @bytes of @ep's
+ * segment.  True when @ep's user is hostile: it may write them as they
+ * go, and the hook may do so.
+ */
+extern bool (*fz_seg_hostile)(const struct vnet_fw_ep *ep, u8 *bytes,
+			      u32 len);
 
 /* An invariant broke: say which, and crash for the fuzzer to see. */
 #define fz_assert(cond, fmt, ...) do {					\

@@ -33,8 +33,11 @@
  *          user rewrites what the firmware has just copied out of its
  *          frame, staging area or segment where it says so
  *          (fw_user_fetched(): a queue entry, a payload going to the
- *          wire), XOR off | 1, so that a second read of the same bytes
- *          finds others than the copy it checked
+ *          wire), and a fragment sent from its segment's pages as they
+ *          go, XOR off | 1, so that a second read of the same bytes
+ *          finds others than the copy it checked; with arg & 128, from
+ *          then on NIC 0 copies trains out of segments rather than
+ *          send them from the segments' pages
  * MOVE     A moves off the card (the host's way: moving, flushed,
  *          unloaded), with arg & 3 == 1 comes back, with 2 closes:
  *          the ops after that have nothing left to write into
@@ -102,6 +105,23 @@ static void user_fetched(void *p, size_t n)
 		return;
 	for (i = 0; i < n; i++)
 		b[i] ^= user_race.flip;
+}
+
+/*
+ * A fragment of A's is sent from its segment (zero copy): A may have
+ * written those bytes at any time since the firmware summed them, and
+ * with its race on writes them as the pages go.
+ */
+static bool user_seg_hostile(const struct vnet_fw_ep *ep, u8 *bytes, u32 len)
+{
+	const struct sim_ep *e = &user_race.f->net.nic[0]->ep[FZ_A];
+	u32 i;
+
+	if (!e->exists || ep != &e->fw)
+		return false;
+	for (i = 0; user_race.flip && i < len; i++)
+		bytes[i] ^= user_race.flip;
+	return true;
 }
 
 /* The user touches its frame: it is brought onto the card first. */
@@ -187,6 +207,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	user_race.f = &f;
 	user_race.flip = 0;
 	fw_test_fetched = user_fetched;
+	fz_seg_hostile = user_seg_hostile;
 	f.user[0][FZ_A].hostile = true;
 	f.bulk_replies = true;
 	/* A may hold S's reply queue for ever with its own (design.rst). */
@@ -226,6 +247,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			dt = f.net.nic[0]->fw.quantum;
 			if (r.arg & 64)
 				user_race.flip = r.off | 1;
+			if (r.arg & 128)
+				f.net.nic[0]->fw.zero_copy = false;
 			break;
 		case U_MOVE:
 			user_move(&f, r.arg & 3);
