@@ -291,9 +291,9 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const struct vnet_fw_bytes *pkt,
 	bool sums = false;
 
 	nic->now = now;
-	if (len < sizeof(*h) || h->version != VNET_WIRE_VERSION ||
-	    pkt->piece->len - pkt->skip <
-	    (len < VNET_FW_RX_HEAD ? len : VNET_FW_RX_HEAD)) {
+	if (len < sizeof(*h) || pkt->piece->len - pkt->skip <
+	    (len < VNET_FW_RX_HEAD ? len : VNET_FW_RX_HEAD) ||
+	    h->version != VNET_WIRE_VERSION) {
 		nic->stats.bad_frames++;
 		return;
 	}

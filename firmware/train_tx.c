@@ -18,7 +18,7 @@
  * into the channel's pool buffer when the channel takes the message, as
  * for a single packet, and its send queue entry goes at once.  A larger
  * one is an XFER from the sender's own segment (VNET_DESC_FROM_SEG): each
- * fragment is sent from the segment's own pinned pages (nic->zero_copy,
+ * fragment is sent from the segment's own pinned pages (ch->pinned,
  * ops->transmit_seg), summed where it lies, or else copied from the
  * segment into the pool buffer as it is sent, its checksums taken from
  * that copy; read again if it is sent again after another -- a sender
@@ -126,7 +126,7 @@ static bool vnet_fw_frag_bytes(struct vnet_fw_nic *nic,
 	if (!ch->src || ch->src->seg_gen != ch->seg_gen ||
 	    !vnet_fw_seg_fits(ch->src, at, len))
 		return false;
-	if (nic->zero_copy) {
+	if (ch->pinned) {
 		ch->frag = ch->src->seg + at;
 		return true;
 	}
@@ -185,7 +185,7 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	ch->frag_sum = vnet_crc32c(0, ch->frag, len);
 	ch->frag_fresh = true;
 	/* In the segment: found again when it goes, wherever that is then. */
-	if (ch->from_seg && nic->zero_copy)
+	if (ch->pinned)
 		ch->frag = NULL;
 	ch->frag_crc = first ? ch->frag_sum :
 		       vnet_crc32c_cat(ch->frag_crc, ch->frag_sum, len);
@@ -220,7 +220,6 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 {
 	struct vnet_fw_send_chan *ch = &p->tx[c];
 	u32 off = ch->frag_off, len = ch->frag_len, crc_end = ch->frag_crc;
-	bool pinned = ch->from_seg && nic->zero_copy;
 	bool first, last, read = seq != ch->seq || !ch->frag;
 	u32 hlen;
 	struct {
@@ -270,7 +269,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	 * transmission, with their sum; sent from the segment itself, only
 	 * its first transmission takes the sum from its load.
 	 */
-	if (!read || (pinned && seq == ch->seq && ch->frag_fresh))
+	if (!read || (ch->pinned && seq == ch->seq && ch->frag_fresh))
 		sum = ch->frag_sum;
 	else
 		sum = vnet_crc32c(0, ch->frag, len);
@@ -278,7 +277,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		ch->frag_sum = sum;
 	crc = vnet_crc32c_cat(vnet_crc32c(0, &pkt, hlen), sum, len);
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
-	if (pinned) {
+	if (ch->pinned) {
 		nic->ops->transmit_seg(nic->ctx, p - nic->peers, &pkt, hlen,
 				       ch->src, ch->msg.src_offset + off, len);
 		nic->stats.tx_seg_bytes += len;

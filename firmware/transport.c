@@ -497,6 +497,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	/* Past a pool buffer, its train reads it a fragment at a time. */
 	ch->from_seg = (msg->flags & VNET_DESC_FROM_SEG) &&
 		       msg->len > VNET_MEDIUM_MAX;
+	ch->pinned = ch->from_seg && nic->zero_copy && nic->ops->transmit_seg;
 	ch->payload = NULL;
 	if (msg->len)
 		ch->payload = nic->pool[nic->pool_free - 1];

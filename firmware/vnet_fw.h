@@ -99,7 +99,8 @@ struct vnet_fw_ops {
 	/*
 	 * Optional: as transmit, with the payload the @len bytes at @offset
 	 * of @ep's segment, which the host may send from the segment's own
-	 * pinned pages rather than copy (nic->zero_copy).  Their owner may
+	 * pinned pages rather than copy (nic->zero_copy; without this op,
+	 * trains are copied).  Their owner may
 	 * write them while the packet is on its way: it then leaves with
 	 * other bytes than it was summed over, and its receiver drops it.
 	 */
@@ -382,6 +383,12 @@ struct vnet_fw_send_chan {
 	bool sync;			/* receiver must take seq as its new start */
 	bool is_train;			/* sent as FRAG packets */
 	bool from_seg;			/* read from src->seg, a fragment at a time */
+	/*
+	 * ...and sent from its pages (ops->transmit_seg): the NIC's
+	 * zero_copy when the message took the channel, so that what frag
+	 * and frag_fresh mean holds for the whole train.
+	 */
+	bool pinned;
 };
 
 struct vnet_fw_recv_chan {
@@ -547,7 +554,10 @@ struct vnet_fw_nic {
 	u32 train_window;
 	/* Payload bytes of a fragment: 0 to choose (pipeline.c), or at most. */
 	u32 frag_size;
-	/* A train from a segment goes out through ops->transmit_seg. */
+	/*
+	 * A train from a segment goes out through ops->transmit_seg, when
+	 * the host has one; a train keeps what this was when it started.
+	 */
 	bool zero_copy;
 	u32 rr_next;
 	bool held;			/* a message waits on a busy destination */

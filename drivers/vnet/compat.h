@@ -8,6 +8,7 @@
 #define _VNET_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/skbuff.h>
 
 /*
  * Each VNET_HAVE_* is defined by Kbuild when the kernel's headers have the
@@ -19,6 +20,14 @@
 static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
 	vma->vm_flags |= flags;
+}
+#endif
+
+#ifndef VNET_HAVE_SKB_FRAGS_READABLE
+/* 6.12 brought frames whose pages are device memory: none before. */
+static inline bool skb_frags_readable(const struct sk_buff *skb)
+{
+	return true;
 }
 #endif
 

@@ -13,6 +13,7 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "vnet.h"
 
 /* Frames queued for the firmware before we drop. */
@@ -42,15 +43,17 @@ drop:
 	return NET_RX_DROP;
 }
 
-/* From the firmware, with nic->fw_lock held: to the address @mac. */
 /*
  * Can the firmware read @skb where it lies: its header in the head, its
  * payload in page fragments?  A jumbo frame a NIC received into pages then
  * goes from them straight to the endpoint, not first into one buffer.  Not
  * a MAPPER datagram (read whole), a frag list, pages without a kernel
- * address, nor pages their owner may still write (SKBFL_SHARED_FRAG: a
- * zero-copy sender's), which the firmware would sum and then copy from,
- * two reads of bytes that may change in between.
+ * address, nor pages their owner says it may still write
+ * (SKBFL_SHARED_FRAG: a zero-copy sender's), which the firmware would sum
+ * and then copy from, two reads of bytes that may change in between.  (A
+ * raw socket's ring on this host can put pages its owner writes in a frame
+ * without saying so; that owner can forge any frame anyway, and what it
+ * changes is only its own payload.)
  */
 static bool vnet_link_in_place(struct sk_buff *skb)
 {
@@ -65,9 +68,12 @@ static bool vnet_link_in_place(struct sk_buff *skb)
 	h = (const void *)skb->data;
 	if (h->type != VNET_WIRE_DATA && h->type != VNET_WIRE_FRAG)
 		return false;
-	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++)
-		if (PageHighMem(skb_frag_page(&skb_shinfo(skb)->frags[i])))
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		if (!skb_frag_page(f) || PageHighMem(skb_frag_page(f)))
 			return false;
+	}
 	return true;
 }
 
@@ -81,9 +87,12 @@ bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
 {
 	unsigned int i, n = 0;
 
+	/* Device memory (devmem TCP's queues): not for the CPU to read. */
+	if (!skb_frags_readable(skb))
+		goto drop;
 	if (skb_is_nonlinear(skb) && !vnet_link_in_place(skb)) {
 		if (skb_linearize(skb))
-			return false;
+			goto drop;
 		nic->rx_gathered_bytes += skb->len;
 	}
 	piece[n].data = skb->data;
@@ -99,6 +108,9 @@ bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
 	b->skip = 0;
 	b->len = skb->len;
 	return true;
+drop:
+	atomic64_inc(&nic->rx_dropped);
+	return false;
 }
 
 /*
@@ -145,6 +157,7 @@ static void vnet_link_send(struct vnet_nic *nic, struct sk_buff *skb,
 	dev_queue_xmit(skb);
 }
 
+/* From the firmware, with nic->fw_lock held: to the address @mac. */
 void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
 		       u32 hdr_len, const void *payload, u32 len)
 {

@@ -44,7 +44,7 @@
 #define WIRE_RING		64	/* bw: a reply may overtake fewer others */
 #define WIRE_STALL_NS		(10 * 1000000000ULL)	/* no reply: give up */
 #define WIRE_STAT_RETRANS	8	/* "retransmits" in vnetctl_stat_names */
-/* Its copies of payload bytes: "tx_copied_bytes" and the two after it. */
+/* Payload copies: tx_copied_bytes, rx_gathered_bytes, payload_copied_... */
 #define WIRE_STAT_TX_COPIED	35
 #define WIRE_STAT_GATHERED	37
 #define WIRE_STAT_FW_COPIED	38

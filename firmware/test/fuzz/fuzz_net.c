@@ -189,14 +189,14 @@ static void fz_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 	sim_transmit(ctx, peer, hdr, hdr_len, payload, len);
 }
 
-bool (*fz_seg_hostile)(const struct vnet_fw_ep *ep, u8 *bytes, u32 len);
+bool (*fz_seg_race)(const struct vnet_fw_ep *ep, u8 *bytes, u32 len);
 
 /*
  * A fragment sent from its sender's segment, checked as it leaves: the
- * bytes the wire reads, its checksum taken over them -- unless they are a
- * hostile user's (fz_seg_hostile), who may write them after the firmware
- * summed them, as nothing stops a user doing under a zero copy, and which
- * costs only that user's own train.
+ * bytes the wire reads, its checksum taken over them -- unless a hostile
+ * user wrote them after the firmware summed them (fz_seg_race), as
+ * nothing stops a user doing under a zero copy, and which costs only that
+ * user's own train.
  */
 static void fz_transmit_seg(void *ctx, u32 peer, const void *hdr,
 			    u32 hdr_len, const struct vnet_fw_ep *ep,
@@ -204,7 +204,7 @@ static void fz_transmit_seg(void *ctx, u32 peer, const void *hdr,
 {
 	static u8 pkt[VNET_WIRE_MAX];
 	struct sim_nic *s = ctx;
-	bool hostile = false;
+	bool raced = false;
 
 	fz_assert(hdr_len <= sizeof(pkt) && len <= sizeof(pkt) - hdr_len &&
 		  ep->seg && offset <= ep->seg_len &&
@@ -212,11 +212,11 @@ static void fz_transmit_seg(void *ctx, u32 peer, const void *hdr,
 		  "nic %u: %u+%u bytes at %llu of a %llu-byte segment",
 		  s->fw.nic_id, hdr_len, len, (unsigned long long)offset,
 		  (unsigned long long)ep->seg_len);
-	if (fz_seg_hostile)
-		hostile = fz_seg_hostile(ep, ep->seg + offset, len);
+	if (fz_seg_race)
+		raced = fz_seg_race(ep, ep->seg + offset, len);
 	memcpy(pkt, hdr, hdr_len);
 	memcpy(pkt + hdr_len, ep->seg + offset, len);
-	fz_check_packet(s, peer, pkt, hdr_len + len, !hostile);
+	fz_check_packet(s, peer, pkt, hdr_len + len, !raced);
 	sim_transmit(ctx, peer, hdr, hdr_len, ep->seg + offset, len);
 }
 

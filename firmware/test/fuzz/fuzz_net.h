@@ -205,10 +205,9 @@ void fz_users_rebooting(struct fz_net *f, u32 nic);
 extern struct vnet_fw_nic_stats fz_ended;
 /*
  * Optional: a fragment goes from the @len bytes at @bytes of @ep's
- * segment.  True when @ep's user is hostile: it may write them as they
- * go, and the hook may do so.
+ * segment.  True when @ep's hostile user wrote them as they go.
  */
-extern bool (*fz_seg_hostile)(const struct vnet_fw_ep *ep, u8 *bytes,
+extern bool (*fz_seg_race)(const struct vnet_fw_ep *ep, u8 *bytes,
 			      u32 len);
 
 /* An invariant broke: say which, and crash for the fuzzer to see. */

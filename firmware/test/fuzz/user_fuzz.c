@@ -108,18 +108,19 @@ static void user_fetched(void *p, size_t n)
 }
 
 /*
- * A fragment of A's is sent from its segment (zero copy): A may have
- * written those bytes at any time since the firmware summed them, and
- * with its race on writes them as the pages go.
+ * A fragment of A's is sent from its segment (zero copy): with its race
+ * on, A writes the bytes as the pages go, after the firmware summed them,
+ * and the packet may sum wrong.  Otherwise A writes only between rounds,
+ * and every packet must sum right: the firmware sums what it sends.
  */
-static bool user_seg_hostile(const struct vnet_fw_ep *ep, u8 *bytes, u32 len)
+static bool user_seg_race(const struct vnet_fw_ep *ep, u8 *bytes, u32 len)
 {
 	const struct sim_ep *e = &user_race.f->net.nic[0]->ep[FZ_A];
 	u32 i;
 
-	if (!e->exists || ep != &e->fw)
+	if (!user_race.flip || !e->exists || ep != &e->fw)
 		return false;
-	for (i = 0; user_race.flip && i < len; i++)
+	for (i = 0; i < len; i++)
 		bytes[i] ^= user_race.flip;
 	return true;
 }
@@ -207,7 +208,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	user_race.f = &f;
 	user_race.flip = 0;
 	fw_test_fetched = user_fetched;
-	fz_seg_hostile = user_seg_hostile;
+	fz_seg_race = user_seg_race;
 	f.user[0][FZ_A].hostile = true;
 	f.bulk_replies = true;
 	/* A may hold S's reply queue for ever with its own (design.rst). */
