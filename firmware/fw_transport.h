@@ -16,6 +16,9 @@ void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			    struct vnet_fw_send_chan *ch, u8 to);
 void vnet_fw_start_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			  struct vnet_fw_send_chan *ch, u8 reason);
+void vnet_fw_try_return(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
+			struct vnet_fw_send_chan *ch);
+void vnet_fw_set_took(struct vnet_fw_peer *p, u32 ep, bool took);
 void vnet_fw_xmit_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c);
 void vnet_fw_resend(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		    u32 seq, bool resumed);

@@ -26,7 +26,7 @@
  * None of it bounds anything: a message with no word from its receiver
  * -- an ACK, or a NACK of its latest transmission other than RESYNC -- is
  * still returned max_retries quanta after the last word or its first
- * transmission after a NACK (transport.c),
+ * transmission after a NACK (answer.c),
  * refused ones after busy_timeout (and the wait for the answer to a
  * transmission already out), and all of them within their lifetime,
  * checked at every timer scan whatever the retransmission timeout.  Each

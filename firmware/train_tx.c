@@ -2,7 +2,7 @@
 /*
  * Trains, sender side: a message larger than one packet to its peer goes
  * out as fragments on its channel, each with a sequence number of its own
- * and answered as a whole message is (transport.c), a window of them on
+ * and answered as a whole message is (answer.c), a window of them on
  * the wire at once.
  *
  * A fragment is as large as the peer's frag_max and the link's MTU allow,
@@ -55,7 +55,7 @@
  * (it lost the channel) sends the train again from its first fragment,
  * under the sequence number the receiver NACKed, which is the one it
  * expects; RESYNC with SYNC.  A NACK is a refusal and runs the busy clock
- * (transport.c), which a restarted train would otherwise run out on the
+ * (answer.c), which a restarted train would otherwise run out on the
  * way to where it was: so a restart's clock allows two quanta more for
  * each fragment up to the furthest point the train ever reached, and runs
  * on past it with its allowance growing as the train does.  Only a NACK
