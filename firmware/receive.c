@@ -62,21 +62,26 @@ bool vnet_fw_csum_ok(const u8 *pkt, u32 len)
 
 /*
  * A DATA or FRAG packet of @len bytes, its header the first @hlen of them:
- * the header summed from @head, the payload from the pieces of @pkt, apart,
- * into *@sum.  A train's checksum takes that sum (train_rx.c) rather than
- * reading the bytes again.
+ * the header summed from @head, the payload from the pieces of @pkt.  A
+ * FRAG's payload is summed apart, into *@sum: its train's checksum takes
+ * that sum (train_rx.c) rather than reading the bytes again.
  */
 static bool vnet_fw_split_csum_ok(const u8 *head, u32 hlen,
 				  const struct vnet_fw_bytes *pkt, u32 len,
 				  u32 *sum)
 {
 	const struct vnet_wire_hdr *h = (const void *)head;
+	u32 crc = vnet_fw_head_sum(head, hlen);
 	struct vnet_fw_bytes payload;
 
 	vnet_fw_bytes_sub(&payload, pkt, hlen, len - hlen);
-	*sum = vnet_fw_bytes_crc(0, &payload);
-	return vnet_crc32c_cat(vnet_fw_head_sum(head, hlen), *sum,
-			       len - hlen) == fw_be32_to_cpu(h->csum);
+	if (h->type == VNET_WIRE_DATA) {
+		crc = vnet_fw_bytes_crc(crc, &payload);
+	} else {
+		*sum = vnet_fw_bytes_crc(0, &payload);
+		crc = vnet_crc32c_cat(crc, *sum, len - hlen);
+	}
+	return crc == fw_be32_to_cpu(h->csum);
 }
 
 /* The message as the destination endpoint will see it. */
