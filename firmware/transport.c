@@ -64,8 +64,9 @@
  * one goes, and once those out are answered it is PAUSED and counts no
  * more -- nothing of it is on the wire -- so a flush waits for a window of
  * fragments, not for the whole train.
- * An ACK or NACK is matched on (peer, channel, sequence number) and must
- * echo the stamp of one of this message's transmissions; a NACK resolves
+ * An ACK or NACK (answer.c) is matched on (peer, channel, sequence
+ * number) and must echo the stamp of one of this message's transmissions;
+ * a NACK resolves
  * the message only if it echoes the latest, so a late, duplicate or forged
  * one never changes a channel that has moved on.  Whatever a peer sends, a
  * message -- a train's fragment -- is resolved within max(busy_timeout +

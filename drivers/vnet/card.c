@@ -170,11 +170,15 @@ static struct vnet_fw_round vnet_card_round(struct vnet_nic *nic)
 	mutex_lock(&nic->fw_lock);
 	while (received < VNET_RX_BATCH && (skb = skb_dequeue(&nic->rxq))) {
 		vnet_fw_run_calls(nic);
-		if (vnet_link_bytes(nic, skb, piece, &bytes))
+		if (vnet_link_bytes(nic, skb, piece, &bytes)) {
 			vnet_fw_receive(&nic->fw, &bytes,
 					eth_hdr(skb)->h_source,
 					vnet_card_now());
-		consume_skb(skb);
+			consume_skb(skb);
+		} else {
+			/* Counted; a drop monitor sees it too. */
+			kfree_skb(skb);
+		}
 		received++;
 	}
 	mutex_unlock(&nic->fw_lock);

@@ -207,8 +207,7 @@ extern struct vnet_fw_nic_stats fz_ended;
  * Optional: a fragment goes from the @len bytes at @bytes of @ep's
  * segment.  True when @ep's hostile user wrote them as they go.
  */
-extern bool (*fz_seg_race)(const struct vnet_fw_ep *ep, u8 *bytes,
-			      u32 len);
+extern bool (*fz_seg_race)(const struct vnet_fw_ep *ep, u8 *bytes, u32 len);
 
 /* An invariant broke: say which, and crash for the fuzzer to see. */
 #define fz_assert(cond, fmt, ...) do {					\
