@@ -82,7 +82,7 @@ MODULE_PARM_DESC(max_endpoints_per_user, "Endpoints per user (real uid) on all N
 unsigned int vnet_poll_us = 50;
 /* Longer is a firmware thread spinning on an idle card. */
 VNET_PARAM_UINT(poll_us, vnet_poll_us, 0, 10000, 0644);
-MODULE_PARM_DESC(poll_us, "Microseconds the firmware keeps polling after its queues run dry (0-10000, default 50)");
+MODULE_PARM_DESC(poll_us, "Microseconds the firmware keeps polling after its queues run dry, with more than one CPU online (0-10000, default 50)");
 
 unsigned int vnet_sched_k = 8;
 VNET_PARAM_UINT(sched_k, vnet_sched_k, 0, 12, 0444);
