@@ -173,7 +173,7 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 		return VNET_FW_FULL;
 
 	ridx = dst->recv_prod[rq - VNET_Q_REQ_RECV] & VNET_QUEUE_MASK;
-	if (msg->flags & VNET_DESC_MEDIUM)
+	if ((msg->flags & VNET_DESC_MEDIUM) && payload)
 		vnet_fw_bytes_copy(dst->staging + VNET_STAGING_SLOT(rq, ridx),
 				   payload);
 	else if ((msg->flags & VNET_DESC_XFER) && payload)

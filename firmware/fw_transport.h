@@ -84,7 +84,7 @@ u32 vnet_fw_trains_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame);
 /* train_rx.c */
 void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		     const struct vnet_wire_hdr *h,
-		     const struct vnet_fw_bytes *pkt, u32 sum);
+		     const struct vnet_fw_bytes *payload, u32 sum);
 u32 vnet_fw_frag_packet_len(const struct vnet_wire_hdr *h, u32 len);
 void vnet_fw_train_drop(struct vnet_fw_nic *nic, struct vnet_fw_train *t);
 void vnet_fw_trains_drop_peer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p);

@@ -61,25 +61,22 @@ bool vnet_fw_csum_ok(const u8 *pkt, u32 len)
 }
 
 /*
- * A DATA or FRAG packet of @len bytes, its header the first @hlen of them:
- * the header summed from @head, the payload from the pieces of @pkt.  A
- * FRAG's payload is summed apart, into *@sum: its train's checksum takes
- * that sum (train_rx.c) rather than reading the bytes again.
+ * A DATA or FRAG packet: its header, the first @hlen bytes, summed from
+ * @head, its @payload from the pieces it lies in.  A FRAG's payload is
+ * summed apart, into *@sum: its train's checksum takes that sum
+ * (train_rx.c) rather than reading the bytes again.
  */
 static bool vnet_fw_split_csum_ok(const u8 *head, u32 hlen,
-				  const struct vnet_fw_bytes *pkt, u32 len,
-				  u32 *sum)
+				  const struct vnet_fw_bytes *payload, u32 *sum)
 {
 	const struct vnet_wire_hdr *h = (const void *)head;
 	u32 crc = vnet_fw_head_sum(head, hlen);
-	struct vnet_fw_bytes payload;
 
-	vnet_fw_bytes_sub(&payload, pkt, hlen, len - hlen);
 	if (h->type == VNET_WIRE_DATA) {
-		crc = vnet_fw_bytes_crc(crc, &payload);
+		crc = vnet_fw_bytes_crc(crc, payload);
 	} else {
-		*sum = vnet_fw_bytes_crc(0, &payload);
-		crc = vnet_crc32c_cat(crc, *sum, len - hlen);
+		*sum = vnet_fw_bytes_crc(0, payload);
+		crc = vnet_crc32c_cat(crc, *sum, payload->len);
 	}
 	return crc == fw_be32_to_cpu(h->csum);
 }
@@ -213,11 +210,10 @@ void vnet_fw_rx_answer(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 
 static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 			    const struct vnet_wire_hdr *h,
-			    const struct vnet_fw_bytes *pkt)
+			    const struct vnet_fw_bytes *payload)
 {
 	const struct vnet_wire_msg *w = (const void *)(h + 1);
 	struct vnet_fw_recv_chan *rc = &p->rx[h->channel];
-	struct vnet_fw_bytes payload;
 	struct vnet_desc m;
 
 	if (!vnet_fw_get_msg(w, p->nic_id, &m)) {
@@ -230,20 +226,22 @@ static void vnet_fw_rx_data(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	/* A new message: its sender gave up the train it had open. */
 	if (rc->train)
 		vnet_fw_train_drop(nic, &nic->trains[rc->train - 1]);
-	vnet_fw_bytes_sub(&payload, pkt, VNET_WIRE_DATA_LEN, m.len);
 	vnet_fw_rx_answer(nic, p, h,
-			  vnet_fw_rx_deliver(nic, p, w, &m, &payload));
+			  vnet_fw_rx_deliver(nic, p, w, &m, payload));
 }
 
 /*
  * The packet's own length: the link may pad a short frame (Ethernet does),
  * so the checksum covers what the header says, not what arrived.
  */
-static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
+static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len,
+			      u32 *hlen)
 {
 	const struct vnet_wire_msg *w = (const void *)(h + 1);
-	u32 payload;
+	const struct vnet_wire_frag *f = (const void *)(h + 1);
+	u32 payload, plen;
 
+	*hlen = 0;
 	switch (h->type) {
 	case VNET_WIRE_DATA:
 		if (len < VNET_WIRE_DATA_LEN)
@@ -251,9 +249,13 @@ static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
 		payload = fw_be32_to_cpu(w->len);
 		if (payload > VNET_MEDIUM_MAX)
 			return 0;
+		*hlen = VNET_WIRE_DATA_LEN;
 		return VNET_WIRE_DATA_LEN + payload;
 	case VNET_WIRE_FRAG:
-		return vnet_fw_frag_packet_len(h, len);
+		plen = vnet_fw_frag_packet_len(h, len);
+		if (plen)
+			*hlen = plen - fw_be16_to_cpu(f->len);
+		return plen;
 	case VNET_WIRE_ACK:
 	case VNET_WIRE_NACK:
 		return VNET_WIRE_ACK_LEN;
@@ -261,22 +263,6 @@ static u32 vnet_fw_packet_len(const struct vnet_wire_hdr *h, u32 len)
 		return VNET_WIRE_RESUME_LEN;
 	}
 	return 0;
-}
-
-/*
- * Where the payload of a DATA or FRAG packet that vnet_fw_packet_len()
- * passed begins; 0 for the others, which have none.
- */
-static u32 vnet_fw_payload_at(const struct vnet_wire_hdr *h)
-{
-	const struct vnet_wire_frag *f = (const void *)(h + 1);
-
-	if (h->type == VNET_WIRE_DATA)
-		return VNET_WIRE_DATA_LEN;
-	if (h->type != VNET_WIRE_FRAG)
-		return 0;
-	return f->flags & VNET_FRAG_FIRST ? VNET_WIRE_FIRST_LEN :
-					    VNET_WIRE_FRAG_LEN;
 }
 
 /*
@@ -291,8 +277,9 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const struct vnet_fw_bytes *pkt,
 	const u32 len = pkt->len;
 	const struct vnet_wire_hdr *h = (const void *)head;
 	const struct vnet_wire_ack *ack = (const void *)(h + 1);
+	struct vnet_fw_bytes payload;
 	struct vnet_fw_peer *p;
-	u32 src, plen, hlen = 0, sum = 0;
+	u32 src, plen, hlen, sum = 0;
 	bool sums = false;
 
 	nic->now = now;
@@ -310,12 +297,13 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const struct vnet_fw_bytes *pkt,
 		vnet_fw_rx_mapper(nic, head, len, src_mac);
 		return;
 	}
-	plen = vnet_fw_packet_len(h, len);
-	if (plen)
-		hlen = vnet_fw_payload_at(h);
-	if (plen && plen <= len)
-		sums = hlen ? vnet_fw_split_csum_ok(head, hlen, pkt, plen, &sum) :
-			      vnet_fw_csum_ok(head, plen);
+	plen = vnet_fw_packet_len(h, len, &hlen);
+	if (plen && plen <= len && hlen) {
+		vnet_fw_bytes_sub(&payload, pkt, hlen, plen - hlen);
+		sums = vnet_fw_split_csum_ok(head, hlen, &payload, &sum);
+	} else if (plen && plen <= len) {
+		sums = vnet_fw_csum_ok(head, plen);
+	}
 	if (!plen || plen > len || !sums ||
 	    fw_be16_to_cpu(h->dst_nic) != nic->nic_id ||
 	    h->channel >= VNET_WIRE_CHANNELS || (h->flags & ~VNET_WIRE_SYNC)) {
@@ -341,10 +329,10 @@ void vnet_fw_receive(struct vnet_fw_nic *nic, const struct vnet_fw_bytes *pkt,
 
 	switch (h->type) {
 	case VNET_WIRE_DATA:
-		vnet_fw_rx_data(nic, p, h, pkt);
+		vnet_fw_rx_data(nic, p, h, &payload);
 		return;
 	case VNET_WIRE_FRAG:
-		vnet_fw_rx_frag(nic, p, h, pkt, sum);
+		vnet_fw_rx_frag(nic, p, h, &payload, sum);
 		return;
 	case VNET_WIRE_ACK:
 		vnet_fw_rx_ack(nic, p, h->channel, fw_be32_to_cpu(h->seq),

@@ -378,7 +378,7 @@ vnet_fw_train_last(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 						struct vnet_fw_peer *p,
 						const struct vnet_wire_hdr *h,
-						const struct vnet_fw_bytes *pkt,
+						const struct vnet_fw_bytes *bytes,
 						u32 sum)
 {
 	const struct vnet_wire_frag *f = (const void *)(h + 1);
@@ -387,15 +387,13 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 	struct vnet_fw_train *t = rc->train ? &nic->trains[rc->train - 1] :
 					      NULL;
 	u32 off = fw_be32_to_cpu(f->offset), len = fw_be16_to_cpu(f->len);
-	struct vnet_fw_bytes bytes;
 
 	if (f->flags & VNET_FRAG_FIRST) {
 		/* A train starts again, or anew: the one open is given up. */
 		if (t)
 			vnet_fw_train_drop(nic, t);
-		vnet_fw_bytes_sub(&bytes, pkt, VNET_WIRE_FIRST_LEN, len);
 		return vnet_fw_train_first(nic, p, h->channel,
-					   fw_be32_to_cpu(h->seq), w, &bytes,
+					   fw_be32_to_cpu(h->seq), w, bytes,
 					   sum);
 	}
 	if (!t || t->first != fw_be32_to_cpu(f->train) || off != t->received ||
@@ -405,10 +403,9 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 			vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
-	vnet_fw_bytes_sub(&bytes, pkt, VNET_WIRE_FRAG_LEN, len);
 	if (f->flags & VNET_FRAG_LAST)
-		return vnet_fw_train_last(nic, p, t, f, &bytes, sum);
-	if (!vnet_fw_train_land(nic, t, off, &bytes, sum)) {
+		return vnet_fw_train_last(nic, p, t, f, bytes, sum);
+	if (!vnet_fw_train_land(nic, t, off, bytes, sum)) {
 		vnet_fw_train_drop(nic, t);
 		return vnet_fw_outcome(VNET_FW_WAITS, VNET_NACK_RESTART);
 	}
@@ -416,14 +413,15 @@ static struct vnet_fw_outcome vnet_fw_frag_take(struct vnet_fw_nic *nic,
 }
 
 /*
- * A FRAG packet from @p; the caller checked its length against what it says
- * (vnet_fw_frag_packet_len()), its checksum, and that it comes from the
- * address routed for @p.  @sum: the CRC32C of its payload alone, from the
+ * A FRAG packet from @p, @payload its bytes after the header; the caller
+ * checked its length against what it says (vnet_fw_frag_packet_len()),
+ * its checksum, and that it comes from the address routed for @p.  @sum:
+ * the CRC32C of its payload alone, from the
  * checksum's pass over it, which the train's checksum takes in.
  */
 void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 		     const struct vnet_wire_hdr *h,
-		     const struct vnet_fw_bytes *pkt, u32 sum)
+		     const struct vnet_fw_bytes *payload, u32 sum)
 {
 	const struct vnet_wire_frag *f = (const void *)(h + 1);
 	struct vnet_desc m;
@@ -437,5 +435,6 @@ void vnet_fw_rx_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	nic->stats.rx_frags++;
 	if (!vnet_fw_rx_in_order(nic, p, h))
 		return;
-	vnet_fw_rx_answer(nic, p, h, vnet_fw_frag_take(nic, p, h, pkt, sum));
+	vnet_fw_rx_answer(nic, p, h,
+			  vnet_fw_frag_take(nic, p, h, payload, sum));
 }
