@@ -711,6 +711,19 @@ TEST_F_TIMEOUT(wire, sender_killed_halfway, 120)
 	run_close(&r);
 }
 
+/* The message @ep gets back on its reply queue within @secs, or NULL. */
+static const struct vnet_desc *returned_within(struct vnet_endpoint *ep,
+					       double secs)
+{
+	double deadline = vnet_now() + secs;
+	const struct vnet_desc *d;
+
+	while (!(d = vnet_endpoint_peek(ep, VNET_Q_REP_RECV)) &&
+	       vnet_now() < deadline)
+		vnet_endpoint_wait(ep, 50);
+	return d;
+}
+
 /*
  * The sender drops its segment and unmaps it with a 1 MiB train halfway
  * out, its fragments sent from the segment's pages (zero_copy): the train
@@ -748,10 +761,7 @@ TEST_F_TIMEOUT(wire, segment_dropped_halfway, 120)
 	ASSERT_EQ((void *)n.seg, again);
 	memset(n.seg, 0x5a, SEG);
 
-	deadline = vnet_now() + 30;
-	while (!(back = vnet_endpoint_peek(&n.ep, VNET_Q_REP_RECV)) &&
-	       vnet_now() < deadline)
-		vnet_endpoint_wait(&n.ep, 100);
+	back = returned_within(&n.ep, 30);
 	ASSERT_NE(NULL, back);
 	EXPECT_TRUE(back->flags & VNET_DESC_RETURNED);
 	EXPECT_EQ(VNET_RET_BAD_SEGMENT, back->status);
@@ -811,10 +821,7 @@ TEST_F_TIMEOUT(wire, receiver_killed_halfway, 120)
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 
-	deadline = vnet_now() + 30;
-	while (!(d = vnet_endpoint_peek(&c.ep, VNET_Q_REP_RECV)) &&
-	       vnet_now() < deadline)
-		vnet_endpoint_wait(&c.ep, 50);
+	d = returned_within(&c.ep, 30);
 	ASSERT_NE(NULL, d);
 	EXPECT_TRUE(d->flags & VNET_DESC_RETURNED);
 	EXPECT_EQ(VNET_RET_NO_ENDPOINT, d->status);

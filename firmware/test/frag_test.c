@@ -153,7 +153,6 @@ TEST(crc32c_check_catches_a_wrong_convention)
 	EXPECT_FALSE(vnet_fw_crc32c_selftest(unchained));
 }
 
-
 #define TAG		0x5aULL
 #define REGIONS		4	/* requests a client keeps out, each its own */
 
@@ -590,7 +589,6 @@ TEST_F_TIMEOUT(lossy, trains_arrive_exactly_once_and_whole, 300)
 	       (unsigned long long)self->net.duplicated,
 	       (unsigned long long)self->net.corrupted);
 }
-
 
 /* Two NICs on a 1500-byte Ethernet; NIC 0's endpoint 0 talks to NIC 1's 1. */
 FIXTURE(pair) {

@@ -455,8 +455,8 @@ static void forge_nacks(struct sim_net *net, const u8 *mac, bool stale,
  * From the right address, NACKs can hold a message no longer than the
  * documented bound (resolve_bound()): stale ones are no answer, current
  * ones start the busy clock once, and RESYNCs of the current
- * transmission, which restart the channel, are no answer either.  And a closing endpoint is forgotten at once, whatever is on
- * the wire.
+ * transmission, which restart the channel, are no answer either.  And a
+ * closing endpoint is forgotten at once, whatever is on the wire.
  */
 static const struct {
 	const char *what;
