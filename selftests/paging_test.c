@@ -1108,4 +1108,57 @@ TEST(serve_waits_count_served_loads)
 		vnet_endpoint_close(&ep[i]);
 }
 
+#define SLICE_FAULTS	"/sys/module/vnet/parameters/slice_faults"
+
+/*
+ * One thread uses twice as many endpoints as frames, each with a message
+ * waiting in its queue, and faults them in one after the other.  Their
+ * slices are there for its work, and while it sleeps in a fault it does
+ * none: each fault waits for a frame to go idle, not for a slice to end.
+ * The slice is made a thousand faults long, so that waiting slices out
+ * would take an eighth of one per fault.
+ */
+TEST(one_thread_waits_out_no_slice)
+{
+	long long frames = vnet_nic_attr("frames"), slice_faults, faults;
+	long long slice_ns, waited, fault_ns;
+	struct vnet_endpoint ep[2 * 64];
+	int i, round;
+
+	ASSERT_LT(0, frames);
+	ASSERT_GE(64, frames);
+	slice_faults = vnet_read_ll(SLICE_FAULTS);
+	ASSERT_LT(0, slice_faults);
+	for (i = 0; i < 2 * frames; i++) {
+		struct vnet_desc d = vnet_short(1, 0, 0, i);
+
+		ASSERT_EQ(0, vnet_endpoint_open(&ep[i], 0));
+		ASSERT_EQ(0, vnet_endpoint_set_tag(&ep[i], TEST_TAG));
+		ASSERT_EQ(0, vnet_endpoint_map(&ep[i], 0, ep[i].name,
+					       TEST_TAG));
+		ASSERT_EQ(0, vnet_endpoint_post(&ep[i], VNET_Q_REQ_SEND, &d,
+						NULL, 0));
+	}
+	/* Delivered, and their senders back in where evicted first. */
+	settle_paging();
+	ASSERT_EQ(0, vnet_write_str(SLICE_FAULTS, "1000"));
+	faults = vnet_nic_attr("faults");
+	waited = vnet_nic_attr("wait_slice_ns");
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < 2 * frames; i++)
+			vnet_touch(&ep[i]);
+	faults = vnet_nic_attr("faults") - faults;
+	waited = vnet_nic_attr("wait_slice_ns") - waited;
+	fault_ns = vnet_nic_attr("fault_avg_ns");
+	vnet_write_ll(SLICE_FAULTS, slice_faults);
+	for (i = 0; i < 2 * frames; i++)
+		vnet_endpoint_close(&ep[i]);
+
+	slice_ns = fault_ns * 1000;
+	TH_LOG("%lld faults, %lld us waiting for slices each, slice %lld us",
+	       faults, faults ? waited / faults / 1000 : 0, slice_ns / 1000);
+	ASSERT_LE(3 * frames, faults);
+	EXPECT_GT(slice_ns / 50, waited / faults);
+}
+
 TEST_HARNESS_MAIN

@@ -79,6 +79,7 @@ static void vnet_cache_leave_line(struct vnet_ep *ep)
 		return;
 	first = nic->frame_waiters.next == &ep->frame_wait;
 	list_del_init(&ep->frame_wait);
+	ep->waiter_pid = 0;
 	if (first)
 		vnet_cache_frames_changed(nic);
 }
@@ -222,6 +223,35 @@ static bool vnet_cache_sample_served(struct vnet_nic *nic, struct vnet_ep *ep)
 	return true;
 }
 
+/* The faults in line that the frames turn over for next. */
+#define VNET_LINE_LOOKAHEAD	16
+
+/*
+ * Whether the thread that last mapped @ep in waits for a frame: it is the
+ * one claiming (a user thread; a worker faults for nobody in particular),
+ * or it sleeps among the first few in line.  It does no work in @ep
+ * meanwhile.
+ */
+static bool vnet_cache_user_waits(struct vnet_nic *nic, struct vnet_ep *ep)
+{
+	struct vnet_ep *w;
+	u32 seen = 0;
+
+	lockdep_assert_held(&nic->lock);
+	if (!ep->user_pid)
+		return false;
+	if (!(current->flags & PF_KTHREAD) &&
+	    ep->user_pid == task_pid_nr(current))
+		return true;
+	list_for_each_entry(w, &nic->frame_waiters, frame_wait) {
+		if (w->waiter_pid == ep->user_pid)
+			return true;
+		if (++seen == VNET_LINE_LOOKAHEAD)
+			break;
+	}
+	return false;
+}
+
 /*
  * The resident endpoint to evict at @now to make room for @incoming, or
  * NULL and in *@retry_at when one may go.  The firmware stamps activity
@@ -251,6 +281,7 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic,
 		rf->present = ep && ep->state == VNET_EP_RESIDENT;
 		if (!rf->present)
 			continue;
+		rf->user_waits = vnet_cache_user_waits(nic, ep);
 		rf->partner = READ_ONCE(ep->fw.partner);
 		rf->served = vnet_cache_sample_served(nic, ep);
 		rf->queued = vnet_fw_sends_pending(&ep->fw, frame) ||
@@ -584,6 +615,11 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 		}
 		if (list_empty(&ep->frame_wait))
 			list_add_tail(&ep->frame_wait, &nic->frame_waiters);
+		if (!ep->waiter_pid && !(current->flags & PF_KTHREAD)) {
+			/* The frames of its other endpoints may go sooner. */
+			ep->waiter_pid = task_pid_nr(current);
+			vnet_cache_frames_changed(nic);
+		}
 		gen = nic->frame_gen;
 		spin_unlock(&nic->lock);
 

@@ -142,8 +142,10 @@ static vm_fault_t vnet_frame_fault(struct vm_fault *vmf)
 		/* An eviction zaps under map_sem, after we install the pte. */
 		down_read(&ep->map_sem);
 		spin_lock(&nic->lock);
-		if (ep->state == VNET_EP_RESIDENT)
+		if (ep->state == VNET_EP_RESIDENT) {
 			card = vnet_frame_addr(nic, ep->frame);
+			ep->user_pid = task_pid_nr(current);
+		}
 		spin_unlock(&nic->lock);
 		if (card) {
 			unsigned long pfn = vmalloc_to_pfn(card + pgoff * PAGE_SIZE);

@@ -51,6 +51,18 @@ u64 vnet_rp_evictable_at(const struct vnet_rp *rp,
 
 	if (!f->present)
 		return VNET_RP_NEVER;
+	/* Activity is never before the load, whatever a stale stamp says. */
+	idle_at = (f->active_at > f->loaded_at ? f->active_at : f->loaded_at) +
+		  vnet_rp_idle_ns(rp);
+	if (f->user_waits) {
+		at = f->loaded_at + slice;
+		if (idle_at < at)
+			at = idle_at;
+		/* A sender NACKed on the wire still comes back for it. */
+		if (!f->served && at < f->loaded_at + rp->protect_ns)
+			at = f->loaded_at + rp->protect_ns;
+		return at;
+	}
 	if (!f->served) {
 		if (slice < rp->protect_ns)
 			slice = rp->protect_ns;
@@ -59,9 +71,6 @@ u64 vnet_rp_evictable_at(const struct vnet_rp *rp,
 	at = f->loaded_at + slice;
 	if (f->queued)
 		return at;
-	/* Activity is never before the load, whatever a stale stamp says. */
-	idle_at = (f->active_at > f->loaded_at ? f->active_at : f->loaded_at) +
-		  vnet_rp_idle_ns(rp);
 	return idle_at < at ? idle_at : at;
 }
 

@@ -20,7 +20,13 @@
  *    costs, and at least min_slice_ns: it can go early -- keeping it
  *    longer than a fault costs would waste more than bringing it back
  *    does (the ski-rental bound), but a peer across the wire needs a
- *    round trip between a reply and its next request.
+ *    round trip between a reply and its next request;
+ *  - its user asleep in the line for another frame, served or not,
+ *    queued or not: it goes when it would idle (not before protect_ns
+ *    if not served).  The slice is there for its user's work, and none
+ *    is done while the user sleeps; one thread that drives many
+ *    endpoints would otherwise wait out a slice in every fault, with
+ *    every frame it holds idle meanwhile.
  *
  * Of the endpoints that may go, the one that could go earliest goes
  * first: the longest idle, or the one whose slice ran out first.  That is
@@ -66,6 +72,7 @@ struct vnet_rp_frame {
 	bool present;		/* settled in the frame: it may be chosen */
 	bool served;		/* what it was brought in for has happened */
 	bool queued;		/* messages wait in its queues */
+	bool user_waits;	/* the thread that uses it waits for a frame */
 	u64 loaded_at;		/* ns */
 	u64 active_at;		/* ns: the last message it sent or received */
 	u32 id;			/* who is in it, settled or coming; 0: none */

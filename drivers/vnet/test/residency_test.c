@@ -240,6 +240,37 @@ TEST(only_pairs_left_the_earliest_is_split)
 	EXPECT_EQ(1, vnet_rp_pick(&rp, f, 3, 0, PAIRS_NOW, &retry));
 }
 
+/*
+ * Its user thread is asleep in the line for another frame: nothing is
+ * done in this one meanwhile, queued or not, served or not.  It goes once
+ * idle, as an idle one would, never before.
+ */
+TEST(frame_of_a_waiting_user_goes_once_idle)
+{
+	struct vnet_rp rp = policy(100 * US);
+	struct vnet_rp_frame f = {
+		.present = true, .served = true, .queued = true,
+		.user_waits = true, .loaded_at = 10 * MS,
+		.active_at = 10 * MS + 50 * US,
+	};
+
+	EXPECT_EQ(10 * MS + 250 * US, vnet_rp_evictable_at(&rp, &f));
+	f.served = false;
+	EXPECT_EQ(10 * MS + 250 * US, vnet_rp_evictable_at(&rp, &f));
+	/* Working through its slice: the slice still ends it. */
+	f.active_at = 11 * MS + 500 * US;
+	EXPECT_EQ(10 * MS + 1600 * US, vnet_rp_evictable_at(&rp, &f));
+	f.user_waits = false;
+	f.active_at = 10 * MS + 50 * US;
+	EXPECT_EQ(10 * MS + 1600 * US, vnet_rp_evictable_at(&rp, &f));
+	/* On the wire, not served: a NACKed sender comes back for it. */
+	f.user_waits = true;
+	rp.protect_ns = 1 * MS;
+	EXPECT_EQ(11 * MS, vnet_rp_evictable_at(&rp, &f));
+	f.served = true;
+	EXPECT_EQ(10 * MS + 250 * US, vnet_rp_evictable_at(&rp, &f));
+}
+
 /* ---- Random schedules ---- */
 
 #define SIM_MAX_EPS	128
@@ -275,6 +306,7 @@ struct sim {
 	u64 now;
 	u64 seed;
 	u64 evictions, early;
+	bool one_user;		/* one thread uses every endpoint */
 };
 
 static u32 sim_rand(struct sim *s)
@@ -310,6 +342,8 @@ static void sim_snapshot(struct sim *s, struct vnet_rp_frame *fr)
 		fr[f].queued = e->queued;
 		fr[f].loaded_at = e->loaded_at;
 		fr[f].active_at = e->active_at;
+		/* Its user sleeps in the line: as cache.c marks it. */
+		fr[f].user_waits = s->one_user && s->fifo_len;
 	}
 }
 
@@ -346,12 +380,19 @@ static bool sim_claim(struct __test_metadata *_metadata, struct sim *s)
 		}
 		v = &s->ep[s->frame_ep[f]];
 		EXPECT_LE(vnet_rp_evictable_at(&s->rp, &fr[f]), s->now);
-		if (v->queued || !v->served ||
-		    s->now < v->active_at + vnet_rp_idle_ns(&s->rp)) {
-			if (s->now < v->loaded_at + vnet_rp_slice_ns(&s->rp))
+		if (fr[f].user_waits ||
+		    (v->served && !v->queued)) {
+			u64 since = v->active_at > v->loaded_at ?
+				    v->active_at : v->loaded_at;
+
+			if (s->now < since + vnet_rp_idle_ns(&s->rp) &&
+			    s->now < v->loaded_at + vnet_rp_slice_ns(&s->rp))
 				s->early++;
+		} else if (s->now < v->loaded_at + vnet_rp_slice_ns(&s->rp)) {
+			s->early++;
 		}
-		if (!v->served && s->now < v->loaded_at + s->rp.protect_ns)
+		if (!v->served && !fr[f].user_waits &&
+		    s->now < v->loaded_at + s->rp.protect_ns)
 			s->early++;
 		v->where = SIM_OUT;
 		v->resident_ns += s->now - v->loaded_at;
@@ -372,8 +413,25 @@ static bool sim_claim(struct __test_metadata *_metadata, struct sim *s)
 	return true;
 }
 
+/*
+ * @e is in and has a message for its partner, which is out: the firmware
+ * asks for it, and it joins the line.
+ */
+static void sim_ask(struct sim *s, int partner)
+{
+	struct sim_ep *p = &s->ep[partner];
+
+	if (p->where != SIM_OUT || p->queued_wait)
+		return;
+	p->queued_wait = true;
+	p->waiting_since = s->now;
+	s->fifo[s->fifo_len++] = partner;
+}
+
 struct sim_load {
 	bool pairs;		/* works only while its partner is in too */
+	bool served_pairs;	/* odd ones come in only when asked for */
+	bool one_user;		/* one thread uses them all, asleep in a fault */
 	u32 lone;		/* but the last @lone, which talk to no one */
 	u32 busy_pct;		/* a resident endpoint works in a step */
 	u32 queued_pct;		/* and leaves messages queued */
@@ -401,11 +459,21 @@ static void sim_step(struct __test_metadata *_metadata, struct sim *s,
 		if (e->wants ? sim_chance(s, ld->want_off_pct) :
 			       sim_chance(s, ld->want_on_pct))
 			e->wants = !e->wants;
+		/* A server works for its client: it is asked in. */
+		if (ld->served_pairs && (i & 1))
+			e->wants = e->where != SIM_OUT ||
+				   s->ep[e->partner].where == SIM_IN;
 		if (e->where == SIM_IN) {
 			bool work = e->wants && sim_chance(s, ld->busy_pct);
 
 			if (e->partner >= 0 &&
-			    s->ep[e->partner].where != SIM_IN)
+			    s->ep[e->partner].where != SIM_IN) {
+				if (ld->served_pairs && e->wants)
+					sim_ask(s, e->partner);
+				work = false;
+			}
+			/* The one user is asleep in a fault for another. */
+			if (ld->one_user && s->fifo_len)
 				work = false;
 
 			if (work) {
@@ -476,6 +544,38 @@ FIXTURE_VARIANT_ADD(schedule, pairs_16x) {
 		  .want_on_pct = 100 },
 };
 
+/*
+ * Clients and servers: a server comes in only when its client, in, has a
+ * message for it, as the firmware asks for it (vnet-bench vnets).
+ */
+FIXTURE_VARIANT_ADD(schedule, served_pairs_2x) {
+	.neps = 16, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .pairs = true, .served_pairs = true, .busy_pct = 100,
+		  .queued_pct = 50, .want_on_pct = 100 },
+};
+
+FIXTURE_VARIANT_ADD(schedule, served_pairs_16x) {
+	.neps = 128, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .pairs = true, .served_pairs = true, .busy_pct = 100,
+		  .queued_pct = 50, .want_on_pct = 100 },
+};
+
+/*
+ * One thread uses every endpoint and sleeps in each fault (vnet-bench
+ * paging): a frame it left goes once idle, not at the end of a slice.
+ */
+FIXTURE_VARIANT_ADD(schedule, one_user_2x) {
+	.neps = 16, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .one_user = true, .busy_pct = 100, .queued_pct = 100,
+		  .want_on_pct = 100 },
+};
+
+FIXTURE_VARIANT_ADD(schedule, one_user_16x) {
+	.neps = 128, .nframes = 8, .fault_ns = 200 * US,
+	.load = { .one_user = true, .busy_pct = 100, .queued_pct = 100,
+		  .want_on_pct = 100 },
+};
+
 /* Half in pairs, half talking across the wire: all get the same share. */
 FIXTURE_VARIANT_ADD(schedule, pairs_and_lone_4x) {
 	.neps = 32, .nframes = 8, .fault_ns = 200 * US,
@@ -501,6 +601,7 @@ FIXTURE_SETUP(schedule)
 	self->s.neps = variant->neps;
 	self->s.nframes = variant->nframes;
 	self->s.seed = 0x9e3779b97f4a7c15ULL;
+	self->s.one_user = variant->load.one_user;
 	self->s.now = 1 * MS;
 	for (i = 0; i < SIM_MAX_FRAMES; i++)
 		self->s.frame_ep[i] = -1;
@@ -537,6 +638,9 @@ TEST_F(schedule, invariants_hold)
 	hold = vnet_rp_slice_ns(&s->rp);
 	if (hold < s->rp.protect_ns)
 		hold = s->rp.protect_ns;
+	/* Its user asleep, a frame is held as long as an idle one. */
+	if (variant->load.one_user)
+		hold = vnet_rp_idle_ns(&s->rp);
 	bound = (s->neps / s->nframes + 2) * (hold + 2 * s->fault_ns);
 	for (i = 0; i < s->neps; i++) {
 		struct sim_ep *e = &s->ep[i];
