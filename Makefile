@@ -205,7 +205,8 @@ bench-cluster: setup all
 # The NOW paper's overcommit experiment (figures 10 and 11) and vnet-bench
 # paging, once with one vCPU and once with two (tools/testing/
 # bench-overcommit), then the figure from both (tools/testing/
-# plot-overcommit).  The results stay in the tree, where the VM can
+# plot-overcommit) and what paging could reach with the best policy
+# (tools/testing/paging-bound).  The results stay in the tree, where the VM can
 # write them (Documentation/vnet/vnet-bench.rst).
 OVERCOMMIT_OUT := build/bench-overcommit
 BENCH_SECONDS ?= 2
@@ -267,6 +268,7 @@ bench-overcommit: setup all
 	done; \
 	tools/testing/plot-overcommit -o $(OVERCOMMIT_OUT)/overcommit.png \
 		$(OVERCOMMIT_OUT)/smp1 $(OVERCOMMIT_OUT)/smp2 || st=1; \
+	tools/testing/paging-bound $(OVERCOMMIT_OUT)/smp*/paging.[0-9]*.csv || st=1; \
 	exit $$st
 
 setup:
