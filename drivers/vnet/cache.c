@@ -79,7 +79,7 @@ static void vnet_cache_leave_line(struct vnet_ep *ep)
 		return;
 	first = nic->frame_waiters.next == &ep->frame_wait;
 	list_del_init(&ep->frame_wait);
-	ep->waiter_pid = 0;
+	ep->waiter = NULL;
 	if (first)
 		vnet_cache_frames_changed(nic);
 }
@@ -223,32 +223,62 @@ static bool vnet_cache_sample_served(struct vnet_nic *nic, struct vnet_ep *ep)
 	return true;
 }
 
-/* The faults in line that the frames turn over for next. */
+/*
+ * The faults in line that the frames turn over for next: a waiter among
+ * them may find one of its frames idle, and nobody further back will.
+ * It also bounds the work under nic->lock.
+ */
 #define VNET_LINE_LOOKAHEAD	16
 
-/*
- * Whether the thread that last mapped @ep in waits for a frame: it is the
- * one claiming (a user thread; a worker faults for nobody in particular),
- * or it sleeps among the first few in line.  It does no work in @ep
- * meanwhile.
- */
-static bool vnet_cache_user_waits(struct vnet_nic *nic, struct vnet_ep *ep)
+/* User threads that wait for a frame: the claimer and those next in line. */
+struct vnet_cache_waiting {
+	struct pid *pids[VNET_LINE_LOOKAHEAD + 1];
+	u32 n;
+};
+
+static void vnet_cache_waiting_users(struct vnet_nic *nic,
+				     struct vnet_cache_waiting *w)
 {
-	struct vnet_ep *w;
+	struct vnet_ep *ep;
 	u32 seen = 0;
 
 	lockdep_assert_held(&nic->lock);
-	if (!ep->user_pid)
-		return false;
-	if (!(current->flags & PF_KTHREAD) &&
-	    ep->user_pid == task_pid_nr(current))
-		return true;
-	list_for_each_entry(w, &nic->frame_waiters, frame_wait) {
-		if (w->waiter_pid == ep->user_pid)
-			return true;
+	w->n = 0;
+	/* A worker faults for nobody in particular. */
+	if (!(current->flags & PF_KTHREAD))
+		w->pids[w->n++] = task_pid(current);
+	list_for_each_entry(ep, &nic->frame_waiters, frame_wait) {
+		if (ep->waiter)
+			w->pids[w->n++] = ep->waiter;
 		if (++seen == VNET_LINE_LOOKAHEAD)
 			break;
 	}
+}
+
+/*
+ * Whether the thread that mapped @ep in since its load waits for a frame:
+ * it does no work in @ep meanwhile.
+ */
+static bool vnet_cache_user_waits(const struct vnet_cache_waiting *w,
+				  const struct vnet_ep *ep)
+{
+	u32 i;
+
+	for (i = 0; ep->mapper && i < w->n; i++)
+		if (w->pids[i] == ep->mapper)
+			return true;
+	return false;
+}
+
+/* Whether @pid mapped in an endpoint now in a frame. */
+static bool vnet_cache_maps_a_frame(struct vnet_nic *nic, struct pid *pid)
+{
+	u32 f;
+
+	lockdep_assert_held(&nic->lock);
+	for (f = 0; f < nic->nframes; f++)
+		if (nic->frame_ep[f] && nic->frame_ep[f]->mapper == pid)
+			return true;
 	return false;
 }
 
@@ -261,11 +291,13 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic,
 					      struct vnet_ep *incoming,
 					      u64 now, u64 *retry_at)
 {
+	struct vnet_cache_waiting waiting;
 	u32 f;
 	int pick;
 
 	lockdep_assert_held(&nic->lock);
 	vnet_cache_tune(nic);
+	vnet_cache_waiting_users(nic, &waiting);
 	for (f = 0; f < nic->nframes; f++) {
 		struct vnet_rp_frame *rf = &nic->rp_frames[f];
 		struct vnet_ep *ep = nic->frame_ep[f];
@@ -281,7 +313,7 @@ static struct vnet_ep *vnet_cache_pick_victim(struct vnet_nic *nic,
 		rf->present = ep && ep->state == VNET_EP_RESIDENT;
 		if (!rf->present)
 			continue;
-		rf->user_waits = vnet_cache_user_waits(nic, ep);
+		rf->user_waits = vnet_cache_user_waits(&waiting, ep);
 		rf->partner = READ_ONCE(ep->fw.partner);
 		rf->served = vnet_cache_sample_served(nic, ep);
 		rf->queued = vnet_fw_sends_pending(&ep->fw, frame) ||
@@ -465,6 +497,7 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f,
 			     struct vnet_ep *newcomer, struct vnet_fault_times *t)
 {
 	struct vnet_nic *nic = victim->nic;
+	struct pid *mapper;
 	u64 start = ktime_get_ns();
 	int err;
 
@@ -479,9 +512,13 @@ static int vnet_cache_unload(struct vnet_ep *victim, int f,
 
 	spin_lock(&nic->lock);
 	vnet_ep_set_state(victim, VNET_EP_NONRESIDENT, -1);
+	/* Nobody maps it in until its next load. */
+	mapper = victim->mapper;
+	victim->mapper = NULL;
 	victim->evictions++;
 	nic->evictions++;
 	spin_unlock(&nic->lock);
+	put_pid(mapper);
 	vnet_cache_wake_delay(nic);
 	wake_up_all(&victim->state_wq);
 	t->unload_ns = ktime_get_ns() - start - t->flush_ns;
@@ -601,6 +638,8 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 		if (vnet_cache_first_in_line(nic, ep)) {
 			f = vnet_cache_claim(nic, ep, victim, &until);
 			if (f >= 0) {
+				if (ep->waiter == task_pid(current))
+					ep->waiter = NULL;
 				vnet_cache_leave_line(ep);
 				if (joined)
 					ep->line_users--;
@@ -615,10 +654,11 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 		}
 		if (list_empty(&ep->frame_wait))
 			list_add_tail(&ep->frame_wait, &nic->frame_waiters);
-		if (!ep->waiter_pid && !(current->flags & PF_KTHREAD)) {
+		if (!ep->waiter && !(current->flags & PF_KTHREAD)) {
+			ep->waiter = task_pid(current);
 			/* The frames of its other endpoints may go sooner. */
-			ep->waiter_pid = task_pid_nr(current);
-			vnet_cache_frames_changed(nic);
+			if (vnet_cache_maps_a_frame(nic, ep->waiter))
+				vnet_cache_frames_changed(nic);
 		}
 		gen = nic->frame_gen;
 		spin_unlock(&nic->lock);
@@ -636,6 +676,9 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 		if (*err)
 			break;
 	}
+	/* Another user thread in the place may name itself instead. */
+	if (ep->waiter == task_pid(current))
+		ep->waiter = NULL;
 	/* The place is the endpoint's: others may still wait in it. */
 	if (joined && !--ep->line_users)
 		vnet_cache_leave_line(ep);

@@ -129,6 +129,7 @@ static vm_fault_t vnet_frame_fault(struct vm_fault *vmf)
 		return vnet_frame_fault_unlocked(vmf, ep);
 
 	for (;;) {
+		struct pid *old = NULL;
 		void *card = NULL;
 		vm_fault_t ret;
 		int err;
@@ -144,9 +145,13 @@ static vm_fault_t vnet_frame_fault(struct vm_fault *vmf)
 		spin_lock(&nic->lock);
 		if (ep->state == VNET_EP_RESIDENT) {
 			card = vnet_frame_addr(nic, ep->frame);
-			ep->user_pid = task_pid_nr(current);
+			if (ep->mapper != task_pid(current)) {
+				old = ep->mapper;
+				ep->mapper = get_task_pid(current, PIDTYPE_PID);
+			}
 		}
 		spin_unlock(&nic->lock);
+		put_pid(old);
 		if (card) {
 			unsigned long pfn = vmalloc_to_pfn(card + pgoff * PAGE_SIZE);
 

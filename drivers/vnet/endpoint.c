@@ -24,6 +24,7 @@ void vnet_ep_release(struct kobject *kobj)
 
 	/* Every fault in line holds the endpoint: none is left. */
 	WARN_ON_ONCE(!list_empty(&ep->frame_wait));
+	put_pid(ep->mapper);
 	atomic_dec(&nic->nr_eps);
 	ida_free(&vnet_ep_uids, ep->uid);
 	vfree(ep->staging);

@@ -183,8 +183,10 @@ struct vnet_ep {
 	u64 loaded_at;			/* nic->lock; ktime ns */
 	struct list_head frame_wait;	/* nic->lock; in nic->frame_waiters */
 	u32 line_users;			/* nic->lock; faults waiting in it */
-	pid_t user_pid;			/* nic->lock; the thread that mapped it last */
-	pid_t waiter_pid;		/* nic->lock; a user thread in its place */
+	/* nic->lock; counted: the thread that mapped it in since its load */
+	struct pid *mapper;
+	/* nic->lock; a user thread waiting in its place, which clears it */
+	struct pid *waiter;
 	wait_queue_head_t state_wq;
 
 	void *image;			/* host copy of the frame */
