@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1124,6 +1125,7 @@ FIXTURE_SETUP(long_slice)
 FIXTURE_TEARDOWN(long_slice)
 {
 	vnet_write_ll(SLICE_FAULTS, self->slice_faults);
+	vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "0");
 }
 
 /*
@@ -1181,6 +1183,98 @@ TEST_F(long_slice, one_thread_waits_out_no_slice)
 	EXPECT_GT(slice_ns / 50, slice_wait / faults);
 	/* Nor for any other reason, as long. */
 	EXPECT_GT(slice_ns / 50, frame_wait / faults);
+}
+
+struct toucher {
+	struct vnet_endpoint *ep;
+	pid_t tid;
+	double took;		/* seconds, to fault it in */
+};
+
+static void *touch_timed(void *arg)
+{
+	struct toucher *t = arg;
+	double start;
+
+	__atomic_store_n(&t->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	start = vnet_now();
+	vnet_touch(t->ep);
+	t->took = vnet_now() - start;
+	return NULL;
+}
+
+/* Whether thread @tid sleeps uninterruptibly (a fault waits killable). */
+static bool thread_in_d_state(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool d = false;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');
+		d = p && p[1] == ' ' && p[2] == 'D';
+	}
+	fclose(f);
+	return d;
+}
+
+/*
+ * Another thread's fault waits first in line for one of the frames this
+ * thread has just filled, each held for its slice.  Once this thread
+ * sleeps in the line too, its frames are held as idle ones: the first
+ * fault gets one as soon as this thread joins, not when a slice ends.
+ * Moves are slowed to milliseconds, so that a slice is long against the
+ * time it takes to see the other thread asleep.
+ */
+TEST_F(long_slice, a_waiting_user_lets_the_line_have_its_frames)
+{
+	long long frames = vnet_nic_attr("frames"), slice_ns;
+	struct vnet_endpoint ep[64 + 2], warm[2 * 64];
+	struct toucher other;
+	pthread_t thread;
+	int i;
+
+	ASSERT_LT(0, frames);
+	ASSERT_GE(64, frames);
+	ASSERT_EQ(0, vnet_write_str(VNET_DEBUGFS "/page_delay_ms", "2"));
+	/* Faults with victims: the slow moves become the measured cost. */
+	for (i = 0; i < 2 * frames; i++)
+		ASSERT_EQ(0, vnet_endpoint_open(&warm[i], 0));
+	for (i = 0; i < 4 * frames; i++)
+		vnet_touch(&warm[i % (2 * frames)]);
+	for (i = 0; i < 2 * frames; i++)
+		vnet_endpoint_close(&warm[i]);
+	slice_ns = vnet_nic_attr("fault_avg_ns") * self->slice_faults;
+	ASSERT_LT(10 * 1000 * 1000, slice_ns);
+
+	for (i = 0; i < frames + 2; i++)
+		ASSERT_EQ(0, vnet_endpoint_open(&ep[i], 0));
+	/* Loaded now, into frames left free: each held for its slice. */
+	for (i = 0; i < frames; i++)
+		vnet_touch(&ep[i]);
+	other = (struct toucher){ .ep = &ep[frames] };
+	ASSERT_EQ(0, pthread_create(&thread, NULL, touch_timed, &other));
+	/* Until it sleeps in line, a second at most. */
+	for (i = 0; i < 5000; i++) {
+		pid_t tid = __atomic_load_n(&other.tid, __ATOMIC_ACQUIRE);
+
+		if (tid && thread_in_d_state(tid))
+			break;
+		usleep(200);
+	}
+	vnet_touch(&ep[frames + 1]);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	for (i = 0; i < frames + 2; i++)
+		vnet_endpoint_close(&ep[i]);
+
+	TH_LOG("the other thread's fault took %.1f ms; a slice is %lld ms",
+	       other.took * 1e3, slice_ns / 1000000);
+	ASSERT_GT(5000, i) TH_LOG("the other thread never slept in line");
+	EXPECT_GT((double)slice_ns / 2e9, other.took);
 }
 
 TEST_HARNESS_MAIN
