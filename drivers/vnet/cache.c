@@ -638,8 +638,6 @@ static int vnet_cache_wait_frame(struct vnet_ep *ep, struct vnet_ep **victim,
 		if (vnet_cache_first_in_line(nic, ep)) {
 			f = vnet_cache_claim(nic, ep, victim, &until);
 			if (f >= 0) {
-				if (ep->waiter == task_pid(current))
-					ep->waiter = NULL;
 				vnet_cache_leave_line(ep);
 				if (joined)
 					ep->line_users--;

@@ -51,27 +51,28 @@ u64 vnet_rp_evictable_at(const struct vnet_rp *rp,
 
 	if (!f->present)
 		return VNET_RP_NEVER;
-	/* Activity is never before the load, whatever a stale stamp says. */
-	idle_at = (f->active_at > f->loaded_at ? f->active_at : f->loaded_at) +
-		  vnet_rp_idle_ns(rp);
-	if (f->user_waits) {
-		at = f->loaded_at + slice;
-		if (idle_at < at)
-			at = idle_at;
-		/* A sender NACKed on the wire still comes back for it. */
-		if (!f->served && at < f->loaded_at + rp->protect_ns)
-			at = f->loaded_at + rp->protect_ns;
-		return at;
-	}
-	if (!f->served) {
+	/*
+	 * Not served: its whole slice, and on the wire until a NACKed sender
+	 * is back.  Its user asleep in the line, it is held as an idle one
+	 * is, queued or not, and only the wire's floor stays.
+	 */
+	if (!f->served && !f->user_waits) {
 		if (slice < rp->protect_ns)
 			slice = rp->protect_ns;
 		return f->loaded_at + slice;
 	}
 	at = f->loaded_at + slice;
-	if (f->queued)
+	if (f->queued && !f->user_waits)
 		return at;
-	return idle_at < at ? idle_at : at;
+	/* Activity is never before the load, whatever a stale stamp says. */
+	idle_at = (f->active_at > f->loaded_at ? f->active_at : f->loaded_at) +
+		  vnet_rp_idle_ns(rp);
+	if (idle_at < at)
+		at = idle_at;
+	/* A sender NACKed on the wire still comes back for it. */
+	if (!f->served && at < f->loaded_at + rp->protect_ns)
+		at = f->loaded_at + rp->protect_ns;
+	return at;
 }
 
 /*
