@@ -1019,6 +1019,56 @@ TEST(fault_times_add_up)
 	EXPECT_LT(0, after[7]);
 }
 
+/* Page faults this process has taken, minor and major. */
+static long process_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+/*
+ * The fault that maps an endpoint in maps the whole frame: a round trip
+ * touches every page of it, and each page left out would cost one more
+ * fault after every load.  Round 0 maps fresh endpoints; in round 1 each
+ * was evicted by the others since its last touch and is loaded again.
+ */
+TEST(one_fault_maps_the_whole_frame)
+{
+	long long frames = vnet_nic_attr("frames"), faults;
+	long page = sysconf(_SC_PAGESIZE), before, after;
+	struct vnet_endpoint ep[2 * 64];
+	int i, round, p;
+
+	ASSERT_LT(0, frames);
+	ASSERT_GE(64, frames);
+	for (i = 0; i < 2 * frames; i++)
+		ASSERT_EQ(0, vnet_endpoint_open(&ep[i], 0));
+	for (round = 0; round < 2; round++) {
+		faults = vnet_nic_attr("faults");
+		for (i = 0; i < 2 * frames; i++) {
+			const volatile char *frame = (const char *)ep[i].frame;
+
+			vnet_touch(&ep[i]);
+			before = process_faults();
+			for (p = 1; p < VNET_FRAME_SIZE / page; p++)
+				(void)frame[p * page + page - 1];
+			after = process_faults();
+			ASSERT_LE(0, before);
+			EXPECT_EQ(before, after)
+				TH_LOG("round %d endpoint %d: %ld more faults",
+				       round, i, after - before);
+		}
+		faults = vnet_nic_attr("faults") - faults;
+		/* Every one of them came in through its page-0 fault. */
+		EXPECT_LE(2 * frames, faults);
+	}
+	for (i = 0; i < 2 * frames; i++)
+		vnet_endpoint_close(&ep[i]);
+}
+
 /* Until the NIC's faults and served loads stop changing, 2 s at most. */
 static void settle_paging(void)
 {

@@ -116,6 +116,36 @@ static vm_fault_t vnet_frame_fault_unlocked(struct vm_fault *vmf,
 	return VM_FAULT_RETRY;
 }
 
+/*
+ * Map the whole resident frame, not just the page that faulted: a round
+ * trip touches the indices and queues on every page of it, and each page
+ * left out would cost another fault after every load.
+ */
+static vm_fault_t vnet_frame_map(struct vm_fault *vmf, void *card,
+				 unsigned long pgoff)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long first = vmf->pgoff - pgoff, i;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	for (i = 0; i < VNET_FRAME_SIZE >> PAGE_SHIFT; i++) {
+		unsigned long pfn = vmalloc_to_pfn(card + i * PAGE_SIZE);
+
+		if (i == pgoff) {
+			ret = vmf_insert_pfn(vma, vmf->address, pfn);
+			continue;
+		}
+		/* Pages of the frame outside this mapping of it. */
+		if (first + i < vma->vm_pgoff ||
+		    first + i - vma->vm_pgoff >= vma_pages(vma))
+			continue;
+		/* Already mapped, or no memory for it: its own fault will say. */
+		vmf_insert_pfn(vma, vma->vm_start +
+			       ((first + i - vma->vm_pgoff) << PAGE_SHIFT), pfn);
+	}
+	return ret;
+}
+
 static vm_fault_t vnet_frame_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -153,9 +183,7 @@ static vm_fault_t vnet_frame_fault(struct vm_fault *vmf)
 		spin_unlock(&nic->lock);
 		put_pid(old);
 		if (card) {
-			unsigned long pfn = vmalloc_to_pfn(card + pgoff * PAGE_SIZE);
-
-			ret = vmf_insert_pfn(vma, vmf->address, pfn);
+			ret = vnet_frame_map(vmf, card, pgoff);
 			up_read(&ep->map_sem);
 			return ret;
 		}

@@ -33,13 +33,6 @@
 /* About the longest the firmware holds fw_lock before it lets go anyway. */
 #define VNET_FW_CALL_SPIN_NS	(50 * NSEC_PER_USEC)
 
-struct vnet_fw_call {
-	struct llist_node node;
-	vnet_fw_call_fn fn;
-	void *arg;
-	int done;
-};
-
 /* Run every command posted so far, in the order posted. */
 void vnet_fw_run_calls(struct vnet_nic *nic)
 {
@@ -85,6 +78,62 @@ static void vnet_fw_run_posted(struct vnet_nic *nic, struct vnet_fw_call *call)
 }
 
 /*
+ * Have @call->fn(@nic, @call->arg) run under fw_lock at the firmware's next
+ * turn boundary, and return without waiting for it: the caller does what
+ * else it must meanwhile, then vnet_fw_call_wait().  @call lives until then.
+ */
+void vnet_fw_call_post(struct vnet_nic *nic, struct vnet_fw_call *call)
+{
+	call->done = 0;
+	call->ran_at_post = false;
+	might_sleep();
+	might_lock(&nic->fw_lock);
+	/* A free lock: run it now, there is nothing to overlap it with. */
+	if (mutex_trylock(&nic->fw_lock)) {
+		vnet_fw_call_locked(nic, call->fn, call->arg);
+		call->ran_at_post = true;
+		return;
+	}
+	call->give_up = ktime_get_ns() + VNET_FW_CALL_SPIN_NS;
+	llist_add(&call->node, &nic->fw_calls);
+	/* An asleep firmware looks at its commands when it wakes. */
+	vnet_card_doorbell(nic);
+}
+
+/*
+ * Return once the command posted as @call has run.  May sleep; not to be
+ * called with fw_lock or nic->lock held.
+ */
+void vnet_fw_call_wait(struct vnet_nic *nic, struct vnet_fw_call *call)
+{
+	/* Run while we did something else: what it wrote is ours. */
+	if (call->ran_at_post || smp_load_acquire(&call->done))
+		return;
+	/* With one CPU the holder cannot let go while we spin: queue up. */
+	if (num_online_cpus() == 1) {
+		mutex_lock(&nic->fw_lock);
+		vnet_fw_run_posted(nic, call);
+		return;
+	}
+	/* Pairs with the runner's release: what the command read is ours. */
+	while (!smp_load_acquire(&call->done)) {
+		/* Free (the firmware between turns, another holder done). */
+		if (!mutex_is_locked(&nic->fw_lock) &&
+		    mutex_trylock(&nic->fw_lock)) {
+			vnet_fw_run_posted(nic, call);
+			return;
+		}
+		if (need_resched() || ktime_get_ns() > call->give_up ||
+		    READ_ONCE(nic->fw_stopped)) {
+			mutex_lock(&nic->fw_lock);
+			vnet_fw_run_posted(nic, call);
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+/*
  * Run @fn(@nic, @arg) under fw_lock, at the firmware's next turn boundary,
  * and return once it has run.  @fn must not sleep.  May sleep; not to be
  * called with fw_lock or nic->lock held.
@@ -92,39 +141,7 @@ static void vnet_fw_run_posted(struct vnet_nic *nic, struct vnet_fw_call *call)
 void vnet_fw_call(struct vnet_nic *nic, vnet_fw_call_fn fn, void *arg)
 {
 	struct vnet_fw_call call = { .fn = fn, .arg = arg };
-	u64 give_up;
 
-	might_sleep();
-	might_lock(&nic->fw_lock);
-	/* With one CPU the holder cannot let go while we spin: queue up. */
-	if (num_online_cpus() == 1) {
-		mutex_lock(&nic->fw_lock);
-		vnet_fw_call_locked(nic, fn, arg);
-		return;
-	}
-	if (mutex_trylock(&nic->fw_lock)) {
-		vnet_fw_call_locked(nic, fn, arg);
-		return;
-	}
-
-	llist_add(&call.node, &nic->fw_calls);
-	/* An asleep firmware looks at its commands when it wakes. */
-	vnet_card_doorbell(nic);
-	give_up = ktime_get_ns() + VNET_FW_CALL_SPIN_NS;
-	/* Pairs with the runner's release: what the command read is ours. */
-	while (!smp_load_acquire(&call.done)) {
-		/* Free (the firmware between turns, another holder done). */
-		if (!mutex_is_locked(&nic->fw_lock) &&
-		    mutex_trylock(&nic->fw_lock)) {
-			vnet_fw_run_posted(nic, &call);
-			return;
-		}
-		if (need_resched() || ktime_get_ns() > give_up ||
-		    READ_ONCE(nic->fw_stopped)) {
-			mutex_lock(&nic->fw_lock);
-			vnet_fw_run_posted(nic, &call);
-			return;
-		}
-		cpu_relax();
-	}
+	vnet_fw_call_post(nic, &call);
+	vnet_fw_call_wait(nic, &call);
 }

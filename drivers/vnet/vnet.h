@@ -247,7 +247,20 @@ u64 vnet_card_now(void);
 
 /* fw_call.c */
 typedef void (*vnet_fw_call_fn)(struct vnet_nic *nic, void *arg);
+
+/* A command to the firmware, on its poster's stack until it has run. */
+struct vnet_fw_call {
+	struct llist_node node;
+	vnet_fw_call_fn fn;
+	void *arg;
+	u64 give_up;		/* when the poster stops spinning for it */
+	bool ran_at_post;	/* the lock was free: run by the post */
+	int done;		/* set, with release, by whoever ran it */
+};
+
 void vnet_fw_call(struct vnet_nic *nic, vnet_fw_call_fn fn, void *arg);
+void vnet_fw_call_post(struct vnet_nic *nic, struct vnet_fw_call *call);
+void vnet_fw_call_wait(struct vnet_nic *nic, struct vnet_fw_call *call);
 void vnet_fw_run_calls(struct vnet_nic *nic);
 
 /* link.c */
