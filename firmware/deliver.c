@@ -23,8 +23,9 @@ static bool vnet_fw_reserved_clear(const struct vnet_desc *d)
 /*
  * Checks shared by descriptors from user space and messages off the wire
  * (@wire).  A medium payload is a staging slot; so is an XFER's, unless it
- * comes from the sender's segment -- which the wire does not say: there,
- * an XFER may be as long as one from a segment.
+ * is read in place, from the sender's segment or memory it pinned --
+ * which the wire does not say: there, an XFER may be as long as one read
+ * in place.
  */
 enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len,
 					  bool wire)
@@ -33,14 +34,17 @@ enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len,
 	u32 max = VNET_MEDIUM_MAX;
 
 	if (wire)
-		allowed &= ~VNET_DESC_FROM_SEG;
+		allowed &= ~VNET_FW_DESC_IN_PLACE;
 	if (nargs > VNET_MAX_ARGS || (flags & ~allowed))
 		return VNET_RET_BAD_DESC;
 	if ((flags & VNET_DESC_XFER) && (flags & VNET_DESC_MEDIUM))
 		return VNET_RET_BAD_DESC;
-	if ((flags & VNET_DESC_FROM_SEG) && !(flags & VNET_DESC_XFER))
+	if ((flags & VNET_FW_DESC_IN_PLACE) && !(flags & VNET_DESC_XFER))
 		return VNET_RET_BAD_DESC;
-	if ((flags & VNET_DESC_FROM_SEG) || (wire && (flags & VNET_DESC_XFER)))
+	if ((flags & VNET_FW_DESC_IN_PLACE) == VNET_FW_DESC_IN_PLACE)
+		return VNET_RET_BAD_DESC;
+	if ((flags & VNET_FW_DESC_IN_PLACE) ||
+	    (wire && (flags & VNET_DESC_XFER)))
 		max = VNET_XFER_MAX;
 	if (flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER))
 		return len > max ? VNET_RET_BAD_DESC : VNET_RET_NONE;
@@ -54,7 +58,7 @@ static enum vnet_return_reason vnet_fw_check_desc(const struct vnet_desc *d,
 		return VNET_RET_BAD_DESC;
 	if (q == VNET_Q_REQ_SEND && d->slot >= VNET_MAX_SLOTS)
 		return VNET_RET_BAD_DESC;
-	if (d->src_offset && !(d->flags & VNET_DESC_FROM_SEG))
+	if (d->src_offset && !(d->flags & VNET_FW_DESC_IN_PLACE))
 		return VNET_RET_BAD_DESC;
 	return vnet_fw_check_msg(d->flags, d->nargs, d->len, false);
 }
@@ -102,6 +106,53 @@ static bool vnet_fw_tag_accepts(u64 ep_tag, u64 msg_tag)
 bool vnet_fw_seg_fits(const struct vnet_fw_ep *ep, u64 offset, u32 len)
 {
 	return ep->seg && offset <= ep->seg_len && len <= ep->seg_len - offset;
+}
+
+/*
+ * The pin of @ep that holds all of [@addr, @addr + @len) of its owner's
+ * memory, or -1: none does, or the one that did went stale and waits for
+ * the host to take it away.  Overflow-safe.
+ */
+int vnet_fw_pin_find(const struct vnet_fw_ep *ep, u64 addr, u32 len)
+{
+	unsigned int i;
+
+	for (i = 0; i < VNET_NR_PINS; i++) {
+		const struct vnet_fw_pin *pin = &ep->pins[i];
+
+		if (!pin->base || fw_read_once(pin->stale))
+			continue;
+		if (addr >= pin->addr && addr - pin->addr <= pin->len &&
+		    len <= pin->len - (addr - pin->addr))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * The @len bytes at @at of @ep's source @src -- its segment
+ * (VNET_FW_SRC_SEG) or pin @src -- if they are still there as they were at
+ * the source's generation @gen; else NULL: another segment or pin, even
+ * one as large, holds other bytes, and a stale pin's range is mapped to
+ * other pages now.
+ */
+const u8 *vnet_fw_src_bytes(const struct vnet_fw_ep *ep, int src, u32 gen,
+			    u64 at, u32 len)
+{
+	const struct vnet_fw_pin *pin;
+
+	if (src == VNET_FW_SRC_SEG) {
+		if (ep->seg_gen != gen || !vnet_fw_seg_fits(ep, at, len))
+			return NULL;
+		return ep->seg + at;
+	}
+	if (src < 0 || src >= VNET_NR_PINS)
+		return NULL;
+	pin = &ep->pins[src];
+	if (!pin->base || pin->gen != gen || fw_read_once(pin->stale) ||
+	    at > pin->len || len > pin->len - at)
+		return NULL;
+	return pin->base + at;
 }
 
 /*
@@ -255,8 +306,8 @@ enum vnet_fw_verdict vnet_fw_give_back(struct vnet_fw_nic *nic,
 	out = *msg;
 	out.flags |= VNET_DESC_RETURNED;
 	out.status = reason;
-	/* Read from its segment: the payload is still there, whole. */
-	if (out.flags & VNET_DESC_FROM_SEG)
+	/* Read in place: the payload is still there, whole. */
+	if (out.flags & VNET_FW_DESC_IN_PLACE)
 		payload = NULL;
 	else if (!(out.flags & (VNET_DESC_MEDIUM | VNET_DESC_XFER)) ||
 		 out.len > VNET_MEDIUM_MAX || !payload)
@@ -329,7 +380,7 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 	in.peer = src->name;
 	in.slot = 0;
 	in.token = 0;
-	in.flags &= ~VNET_DESC_FROM_SEG;
+	in.flags &= ~VNET_FW_DESC_IN_PLACE;
 	in.src_offset = 0;
 	if (payload)
 		vnet_fw_bytes_flat(&bytes, payload, msg->len);
@@ -345,18 +396,31 @@ vnet_fw_deliver_local(struct vnet_fw_nic *nic, struct vnet_fw_ep *src,
 }
 
 /*
- * Where the payload of @d comes from: its staging slot, or its sender's
- * segment, which must hold all of it.  NULL when it does not.
+ * Where the payload of @d comes from: its staging slot, or, read in place,
+ * its sender's segment or one of its pins, which must hold all of it: in
+ * *@in, the source (VNET_FW_SRC_SEG or the pin), its generation and the
+ * payload's offset in it.  NULL when none does.
  */
 static const u8 *vnet_fw_payload(const struct vnet_fw_ep *src,
 				 const struct vnet_desc *d, unsigned int q,
-				 u32 sidx)
+				 u32 sidx, struct vnet_fw_src *in)
 {
-	if (!(d->flags & VNET_DESC_FROM_SEG))
+	int pin;
+
+	in->pin = VNET_FW_SRC_SEG;
+	in->gen = src->seg_gen;
+	in->at = d->src_offset;
+	if (d->flags & VNET_DESC_FROM_PIN) {
+		pin = vnet_fw_pin_find(src, d->src_offset, d->len);
+		if (pin < 0)
+			return NULL;
+		in->pin = pin;
+		in->gen = src->pins[pin].gen;
+		in->at = d->src_offset - src->pins[pin].addr;
+	} else if (!(d->flags & VNET_DESC_FROM_SEG)) {
 		return src->staging + VNET_STAGING_SLOT(q, sidx);
-	if (!vnet_fw_seg_fits(src, d->src_offset, d->len))
-		return NULL;
-	return src->seg + d->src_offset;
+	}
+	return vnet_fw_src_bytes(src, in->pin, in->gen, in->at, d->len);
 }
 
 /*
@@ -374,6 +438,7 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 	const u8 *payload = NULL;
 	enum vnet_fw_verdict verdict = VNET_FW_DONE;
 	struct vnet_fw_route rt = {};
+	struct vnet_fw_src in;
 	struct vnet_desc d, msg;
 
 	/* One snapshot: the user may rewrite the entry while we look. */
@@ -386,7 +451,7 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 
 	out.reason = vnet_fw_check_desc(&d, q);
 	if (!out.reason) {
-		payload = vnet_fw_payload(src, &d, q, sidx);
+		payload = vnet_fw_payload(src, &d, q, sidx, &in);
 		if (!payload)
 			out.reason = VNET_RET_BAD_SEGMENT;
 	}
@@ -402,7 +467,7 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 						    payload);
 		else
 			out = vnet_fw_send_remote(nic, src, &msg, rt.key, q,
-						  payload);
+						  payload, &in);
 		if (out.fate == VNET_FW_WAITS)
 			return VNET_FW_HOLD;
 	}

@@ -51,6 +51,13 @@ static inline struct vnet_fw_outcome vnet_fw_outcome(enum vnet_fw_fate fate,
 	return o;
 }
 
+/* Where a payload read in place lies: see vnet_fw_send_chan.src_pin. */
+struct vnet_fw_src {
+	int pin;
+	u32 gen;
+	u64 at;
+};
+
 struct vnet_fw_route {
 	struct vnet_name dest;
 	u64 tag;
@@ -61,6 +68,9 @@ struct vnet_fw_route {
 enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len,
 					  bool wire);
 bool vnet_fw_seg_fits(const struct vnet_fw_ep *ep, u64 offset, u32 len);
+int vnet_fw_pin_find(const struct vnet_fw_ep *ep, u64 addr, u32 len);
+const u8 *vnet_fw_src_bytes(const struct vnet_fw_ep *ep, int src, u32 gen,
+			    u64 at, u32 len);
 enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,
 					  unsigned int rq,
 					  const struct vnet_desc *msg, u64 key,
@@ -102,6 +112,7 @@ static inline void vnet_fw_mark_served(const struct vnet_fw_nic *nic,
 struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 					   struct vnet_fw_ep *src,
 					   const struct vnet_desc *msg, u64 key,
-					   unsigned int q, const u8 *payload);
+					   unsigned int q, const u8 *payload,
+					   const struct vnet_fw_src *in);
 
 #endif /* _VNET_FW_DELIVER_H */

@@ -17,7 +17,9 @@
  * Where the bytes come from.  A payload of up to VNET_MEDIUM_MAX is copied
  * into the channel's pool buffer when the channel takes the message, as
  * for a single packet, and its send queue entry goes at once.  A larger
- * one is an XFER from the sender's own segment (VNET_DESC_FROM_SEG): each
+ * one is an XFER read in place, from the sender's own segment
+ * (VNET_DESC_FROM_SEG) or from memory it pinned (VNET_DESC_FROM_PIN; the
+ * segment below stands for either): each
  * fragment is sent from the segment's own pinned pages (ch->pinned,
  * ops->transmit_seg), summed where it lies, or else copied from the
  * segment into the pool buffer as it is sent, its checksums taken from
@@ -28,9 +30,10 @@
  * the sender knows when it may change the source again, and that a return
  * is there to be read: its consumer index says so.
  * Bounds are checked against the segment as it is at each load, since its
- * owner may replace it meanwhile; a range no longer inside it, or a
- * segment replaced since the message was taken (seg_gen), returns the
- * message "bad segment".  A train started over reads the segment again.
+ * owner may replace it meanwhile; a range no longer inside it, a segment
+ * or pin replaced since the message was taken (src_gen), or a pin whose
+ * pages its owner's mapping no longer holds (stale), returns the message
+ * "bad segment".  A train started over reads the segment again.
  *
  * The window.  Up to nic->train_window fragments are on the wire at once,
  * go-back-N: the receiver takes them only in order, so an ACK of one says
@@ -113,25 +116,23 @@ bool vnet_fw_fits_packet(const struct vnet_fw_nic *nic,
 static bool vnet_fw_frag_bytes(struct vnet_fw_nic *nic,
 			       struct vnet_fw_send_chan *ch, u32 off, u32 len)
 {
-	u64 at = ch->msg.src_offset + off;
+	const u8 *bytes;
 
 	if (!ch->from_seg) {
 		ch->frag = ch->payload + off;
 		return true;
 	}
-	/*
-	 * Another segment, even one as large, holds other bytes: a train
-	 * read partly from each would be neither message.
-	 */
-	if (!ch->src || ch->src->seg_gen != ch->seg_gen ||
-	    !vnet_fw_seg_fits(ch->src, at, len))
+	/* A train read partly from each of two sources would be neither. */
+	bytes = ch->src ? vnet_fw_src_bytes(ch->src, ch->src_pin, ch->src_gen,
+					    ch->src_at + off, len) : NULL;
+	if (!bytes)
 		return false;
 	if (ch->pinned) {
-		ch->frag = ch->src->seg + at;
+		ch->frag = bytes;
 		return true;
 	}
-	fw_memcpy(ch->payload, ch->src->seg + at, len);
-	fw_user_fetched(ch->src->seg + at, len);
+	fw_memcpy(ch->payload, bytes, len);
+	fw_user_fetched((void *)bytes, len);
 	nic->stats.copied_bytes += len;
 	ch->frag = ch->payload;
 	return true;
@@ -279,7 +280,8 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
 	if (ch->pinned) {
 		nic->ops->transmit_seg(nic->ctx, p - nic->peers, &pkt, hlen,
-				       ch->src, ch->msg.src_offset + off, len);
+				       ch->src, ch->src_pin, ch->src_at + off,
+				       len);
 		nic->stats.tx_seg_bytes += len;
 		ch->frag = NULL;
 		ch->frag_fresh = false;

@@ -205,7 +205,7 @@ void vnet_fw_put_msg(struct vnet_wire_msg *w, const struct vnet_desc *m,
 	w->handler = m->handler;
 	w->nargs = m->nargs;
 	/* Where the sender read it from is no business of the receiver's. */
-	w->flags = m->flags & VNET_DESC_USER_FLAGS & ~VNET_DESC_FROM_SEG;
+	w->flags = m->flags & VNET_DESC_USER_FLAGS & ~VNET_FW_DESC_IN_PLACE;
 	w->len = fw_cpu_to_be32(m->len);
 	w->key_hi = fw_cpu_to_be32(key >> 32);
 	w->key_lo = fw_cpu_to_be32((u32)key);
@@ -459,13 +459,14 @@ u32 vnet_fw_pool_share(const struct vnet_fw_nic *nic)
  * then MOVED, or STARTED when its train reads it from @src's segment as it
  * goes; it WAITS when no channel (or payload buffer) may be had; it is
  * REFUSED when its NIC has no route, or it needs a train and the link
- * cannot carry one.  @payload is where it is now: a staging slot, or
- * @src's segment.
+ * cannot carry one.  @payload is where it is now: a staging slot, or, read
+ * in place, @src's segment or a pin of its, as @in says.
  */
 struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 					   struct vnet_fw_ep *src,
 					   const struct vnet_desc *msg, u64 key,
-					   unsigned int q, const u8 *payload)
+					   unsigned int q, const u8 *payload,
+					   const struct vnet_fw_src *in)
 {
 	u32 slot = msg->peer.nic < 65536 ? nic->peer_of[msg->peer.nic] :
 					   VNET_FW_NO_PEER;
@@ -496,7 +497,7 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->key = key;
 	ch->is_train = train;
 	/* Past a pool buffer, its train reads it a fragment at a time. */
-	ch->from_seg = (msg->flags & VNET_DESC_FROM_SEG) &&
+	ch->from_seg = (msg->flags & VNET_FW_DESC_IN_PLACE) &&
 		       msg->len > VNET_MEDIUM_MAX;
 	ch->pinned = ch->from_seg && nic->zero_copy && nic->ops->transmit_seg;
 	ch->payload = NULL;
@@ -509,7 +510,9 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 		nic->stats.copied_bytes += msg->len;
 	}
 	ch->src = src;
-	ch->seg_gen = src->seg_gen;
+	ch->src_pin = in->pin;
+	ch->src_gen = in->gen;
+	ch->src_at = in->at;
 	ch->src_ep = src->name.ep;
 	ch->queue = q;
 	ch->taken_at = nic->now;

@@ -98,15 +98,16 @@ struct vnet_fw_ops {
 			 const void *payload, u32 len);
 	/*
 	 * Optional: as transmit, with the payload the @len bytes at @offset
-	 * of @ep's segment, which the host may send from the segment's own
-	 * pinned pages rather than copy (nic->zero_copy; without this op,
-	 * trains are copied).  Their owner may
+	 * of @ep's source @src (VNET_FW_SRC_SEG, its segment, or one of its
+	 * pins), which the host may send from the source's own pinned pages
+	 * rather than copy (nic->zero_copy; without this op, trains are
+	 * copied).  Their owner may
 	 * write them while the packet is on its way: it then leaves with
 	 * other bytes than it was summed over, and its receiver drops it.
 	 */
 	void (*transmit_seg)(void *ctx, u32 peer, const void *hdr,
 			     u32 hdr_len, const struct vnet_fw_ep *ep,
-			     u64 offset, u32 len);
+			     int src, u64 offset, u32 len);
 	/* Every message @ep has in flight is now resolved (flush rule). */
 	void (*notify_flushed)(void *ctx, struct vnet_fw_ep *ep);
 	/* 32 unpredictable bits: initial sequence numbers. */
@@ -163,6 +164,28 @@ struct vnet_fw_ep_stats {
 };
 
 /*
+ * User memory besides the segment that XFERs may be read from in place: a
+ * range its owner pinned (VNET_IOC_PIN).  The host sets base, addr and len
+ * and bumps gen under fw_lock.  It sets stale without fw_lock, as soon as
+ * the owner's mapping of the range changes: from then on nothing is read
+ * from it that was not being read already, though its pages stay pinned
+ * (and base readable) until the host clears it under fw_lock.
+ */
+struct vnet_fw_pin {
+	u8 *base;			/* NULL: none */
+	u64 addr;			/* the owner's address of base[0] */
+	u64 len;
+	u32 gen;
+	bool stale;
+};
+
+/* vnet_fw_send_chan.src_pin for a message read from the segment */
+#define VNET_FW_SRC_SEG		(-1)
+
+/* Descriptor flags: the payload is read in place, from user memory. */
+#define VNET_FW_DESC_IN_PLACE	(VNET_DESC_FROM_SEG | VNET_DESC_FROM_PIN)
+
+/*
  * Per-endpoint firmware state.  It stays in host memory while the endpoint
  * is paged, so the indices the firmware owns survive eviction and never come
  * from user-writable memory.
@@ -182,6 +205,7 @@ struct vnet_fw_ep {
 	 * begun in one segment must not go on in another of the same size.
 	 */
 	u32 seg_gen;
+	struct vnet_fw_pin pins[VNET_NR_PINS];
 	struct vnet_name name;
 	u64 tag;
 	/*
@@ -348,7 +372,13 @@ struct vnet_fw_send_chan {
 	 */
 	u32 resend;
 	bool narrow;
-	u32 seg_gen;			/* src->seg_gen it was taken from */
+	/*
+	 * A train read in place: from src's segment (VNET_FW_SRC_SEG) or
+	 * pin, as it was at generation src_gen, from byte src_at of it.
+	 */
+	int src_pin;
+	u32 src_gen;
+	u64 src_at;
 	struct vnet_fw_ep *src;		/* NULL once its owner closed */
 	u32 src_ep;			/* its index, for retransmissions */
 	u64 due;			/* when to retransmit */
@@ -382,7 +412,7 @@ struct vnet_fw_send_chan {
 	bool counted;			/* in src->unresolved */
 	bool sync;			/* receiver must take seq as its new start */
 	bool is_train;			/* sent as FRAG packets */
-	bool from_seg;			/* read from src->seg, a fragment at a time */
+	bool from_seg;			/* read in place, a fragment at a time */
 	/*
 	 * ...and sent from its pages (ops->transmit_seg): the NIC's
 	 * zero_copy when the message took the channel, so that what frag

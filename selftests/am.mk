@@ -2,7 +2,7 @@
 # The libvnet (AM-II) selftests, included at the end of selftests/Makefile.
 # They link tools/lib/vnet/libvnet.a, which is brought up to date first.
 
-AM_TESTS := am_test am_msg_test am_wait_test
+AM_TESTS := am_test am_msg_test am_wait_test am_pin_test
 TESTS += $(AM_TESTS)
 LIBVNET := $(TOP)/tools/lib/vnet/libvnet.a
 

@@ -663,10 +663,11 @@ TEST_F(ret, bulk_request_stops_at_the_piece_that_comes_back)
 }
 
 /*
- * A bulk request through staging to an endpoint that does not exist,
- * then one from the segment that does arrive: the pieces of the first
- * come back while the second is being posted, and are the first's alone
- * -- the second is neither cut short nor reported.
+ * A bulk request through staging (its source cannot be pinned) to an
+ * endpoint that does not exist, then one from the segment that does
+ * arrive: the pieces of the first come back while the second is being
+ * posted, and are the first's alone -- the second is neither cut short
+ * nor reported.
  */
 TEST_F(ret, staged_bulk_coming_back_leaves_a_segment_transfer_alone)
 {
@@ -685,6 +686,7 @@ TEST_F(ret, staged_bulk_coming_back_leaves_a_segment_transfer_alone)
 	OK(AM_SetHandler(self->p.b, 6, huge_request));
 	OK(AM_SetHandler(self->p.a, 8, huge_reply));
 	OK(AM_Map(self->p.a, 3, nowhere, AM_TAG));
+	ASSERT_EQ(0, am_no_more_pins());
 	am_fill(src, staged, 1);
 	OK(AM_RequestXfer1(self->p.a, 3, 0, 6, src, staged, 1));
 	am_fill(big.a + 7, HUGE, 9);

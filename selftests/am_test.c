@@ -519,6 +519,8 @@ static void check_reply_errors(void *t, void *buf, size_t nb)
 {
 	static char big[VNET_MEDIUM_MAX + 1];
 	struct amvnet_returned ret;
+	void *none = mmap(NULL, 2 * VNET_MEDIUM_MAX, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	(void)nb;
 	reply_checks++;
@@ -528,11 +530,14 @@ static void check_reply_errors(void *t, void *buf, size_t nb)
 	reply_errors += AM_ReplyI0(t, 2, big, sizeof(big)) != AM_ERR_BAD_ARG;
 	reply_errors += AM_ReplyI0(t, 2, NULL, 5) != AM_ERR_BAD_ARG;
 	reply_errors += AM_ReplyI0(t, 2, buf, -1) != AM_ERR_BAD_ARG;
-	/* A bulk reply is one message: from outside the segment, no larger
-	 * than a medium one.
+	/* A bulk reply is one message: past a medium one, read in place,
+	 * which memory that cannot be read cannot be.
 	 */
-	reply_errors += AM_ReplyXfer0(t, 0, 2, big, sizeof(big)) !=
+	reply_errors += none == MAP_FAILED ||
+			AM_ReplyXfer0(t, 0, 2, none, sizeof(big)) !=
 			AM_ERR_BAD_ARG;
+	if (none != MAP_FAILED)
+		munmap(none, 2 * VNET_MEDIUM_MAX);
 	reply_errors += AM_GetMsgTag(t, NULL) != AM_ERR_BAD_ARG;
 	reply_errors += AM_GetSourceEndpoint(t, NULL) != AM_ERR_BAD_ARG;
 	reply_errors += AM_GetDestEndpoint(t, NULL) != AM_ERR_BAD_ARG;

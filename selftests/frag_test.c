@@ -17,35 +17,12 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "vnet_util.h"
+#include "wire_util.h"
 
 #define NIC_A		5
 #define NIC_B		6
 #define SEG		(2u * VNET_XFER_MAX)	/* landing, then source */
 #define OUT		8			/* requests a client keeps out */
-
-static int sh(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static const char *vnetctl(void)
-{
-	static char path[512];
-
-	if (!path[0]) {
-		char *here = realpath("/proc/self/exe", NULL);
-
-		snprintf(path, sizeof(path), "%s", here ? here : ".");
-		free(here);
-		*strrchr(path, '/') = 0;
-		strncat(path, "/../tools/vnetctl/vnetctl",
-			sizeof(path) - strlen(path) - 1);
-	}
-	return path;
-}
 
 #define MAX_RETRIES	"/sys/module/vnet/parameters/max_retries"
 
@@ -70,13 +47,7 @@ __attribute__((destructor)) static void params_restore(void)
 
 static void wire_down(void)
 {
-	char cmd[2048];
-
-	snprintf(cmd, sizeof(cmd),
-		 "%s detach vnet%d 2>/dev/null; %s detach vnet%d 2>/dev/null; "
-		 "ip link del vnf0 2>/dev/null", vnetctl(), NIC_A, vnetctl(),
-		 NIC_B);
-	sh(cmd);
+	vnet_veth_down("vnf0", NIC_A, NIC_B);
 	params_restore();
 }
 
@@ -84,31 +55,10 @@ static void wire_down(void)
 static int wire_up_retries(int mtu, const char *netem,
 			   const char *max_retries)
 {
-	char cmd[4096];
-
 	wire_down();
 	if (max_retries && vnet_write_str(MAX_RETRIES, max_retries))
 		return -1;
-	snprintf(cmd, sizeof(cmd),
-		 "modprobe veth && modprobe sch_netem && "
-		 "ip link add vnf0 type veth peer name vnf1 && "
-		 "ip link set vnf0 mtu %d up && ip link set vnf1 mtu %d up && "
-		 "%s attach vnf0 --nic-id %d >/dev/null && "
-		 "%s attach vnf1 --nic-id %d >/dev/null && "
-		 "%s route add %d $(cat /sys/class/net/vnf1/address) --dev vnet%d && "
-		 "%s route add %d $(cat /sys/class/net/vnf0/address) --dev vnet%d",
-		 mtu, mtu, vnetctl(), NIC_A, vnetctl(), NIC_B, vnetctl(), NIC_B,
-		 NIC_A, vnetctl(), NIC_A, NIC_B);
-	if (sh(cmd))
-		return -1;
-	if (netem && *netem) {
-		snprintf(cmd, sizeof(cmd),
-			 "tc qdisc add dev vnf0 root netem %s && "
-			 "tc qdisc add dev vnf1 root netem %s", netem, netem);
-		if (sh(cmd))
-			return -1;
-	}
-	return 0;
+	return vnet_veth_up("vnf0", "vnf1", NIC_A, NIC_B, mtu, netem);
 }
 
 static int wire_up(int mtu, const char *netem)
@@ -118,11 +68,7 @@ static int wire_up(int mtu, const char *netem)
 
 static long long stat_of(int nic, const char *name)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "/sys/class/vnet/vnet%d/stats/%s", nic,
-		 name);
-	return vnet_read_ll(path);
+	return vnet_nic_stat(nic, name);
 }
 
 /*

@@ -138,12 +138,12 @@ hang_watch() {
 }
 
 for t in ioctl_test paging_test lifetime_test wire_test user_test priv_test \
-	 frag_test; do
+	 frag_test pin_test; do
 	run_timed $t
 done
 
 # libvnet, the AM-II library over the endpoints, and its examples.
-for t in am_test am_msg_test am_wait_test; do
+for t in am_test am_msg_test am_wait_test am_pin_test; do
 	run_timed $t
 done
 

@@ -25,79 +25,25 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "vnet_util.h"
+#include "wire_util.h"
 
 #define NIC_A		1
 #define NIC_B		2
 #define CREDITS		4
 
-static int sh(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static const char *vnetctl(void)
-{
-	static char path[512];
-
-	if (!path[0]) {
-		char *here = realpath("/proc/self/exe", NULL);
-
-		snprintf(path, sizeof(path), "%s", here ? here : ".");
-		free(here);
-		*strrchr(path, '/') = 0;
-		strncat(path, "/../tools/vnetctl/vnetctl",
-			sizeof(path) - strlen(path) - 1);
-	}
-	return path;
-}
-
 static int wire_up(const char *netem)
 {
-	char cmd[4096];
-
-	snprintf(cmd, sizeof(cmd),
-		 "modprobe veth && modprobe sch_netem && "
-		 "ip link add vnt0 type veth peer name vnt1 && "
-		 "ip link set vnt0 mtu 9000 up && ip link set vnt1 mtu 9000 up && "
-		 "%s attach vnt0 --nic-id %d >/dev/null && "
-		 "%s attach vnt1 --nic-id %d >/dev/null && "
-		 "%s route add %d $(cat /sys/class/net/vnt1/address) --dev vnet%d && "
-		 "%s route add %d $(cat /sys/class/net/vnt0/address) --dev vnet%d",
-		 vnetctl(), NIC_A, vnetctl(), NIC_B, vnetctl(), NIC_B, NIC_A,
-		 vnetctl(), NIC_A, NIC_B);
-	if (sh(cmd))
-		return -1;
-	if (netem && *netem) {
-		snprintf(cmd, sizeof(cmd),
-			 "tc qdisc add dev vnt0 root netem %s && "
-			 "tc qdisc add dev vnt1 root netem %s", netem, netem);
-		if (sh(cmd))
-			return -1;
-	}
-	return 0;
+	return vnet_veth_up("vnt0", "vnt1", NIC_A, NIC_B, 9000, netem);
 }
 
 static void wire_down(void)
 {
-	char cmd[2048];
-
-	snprintf(cmd, sizeof(cmd),
-		 "%s detach vnet%d 2>/dev/null; %s detach vnet%d 2>/dev/null; "
-		 "ip link del vnt0 2>/dev/null", vnetctl(), NIC_A, vnetctl(),
-		 NIC_B);
-	sh(cmd);
+	vnet_veth_down("vnt0", NIC_A, NIC_B);
 }
 
 static long long stat_of(int nic, const char *name)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "/sys/class/vnet/vnet%d/stats/%s", nic,
-		 name);
-	return vnet_read_ll(path);
+	return vnet_nic_stat(nic, name);
 }
 
 /* An endpoint's residency as sysfs shows it, or "" once it is gone. */
@@ -562,7 +508,7 @@ TEST_F_TIMEOUT(link, link_down_is_unreachable_in_bound, 120)
 	double start, took, bound;
 
 	ASSERT_EQ(0, pairs_open(&p, 1, 1, NIC_A, NIC_B));
-	ASSERT_EQ(0, sh("ip link set vnt1 down"));
+	ASSERT_EQ(0, vnet_sh("ip link set vnt1 down"));
 	p.n = 1;
 	start = vnet_now();
 	client_all(&p);
@@ -610,9 +556,9 @@ TEST_F_TIMEOUT(link, interface_changes, 120)
 	double deadline;
 
 	ASSERT_EQ(0, pairs_open(&p, 1, 1, NIC_A, NIC_B));
-	ASSERT_EQ(0, sh("ip link set vnt0 mtu 1280"));
+	ASSERT_EQ(0, vnet_sh("ip link set vnt0 mtu 1280"));
 	EXPECT_EQ(VNET_XFER_MAX, max_payload_a());
-	ASSERT_EQ(0, sh("ip link set vnt0 mtu 1000"));
+	ASSERT_EQ(0, vnet_sh("ip link set vnt0 mtu 1000"));
 	EXPECT_EQ(1000 - 96, max_payload_a());
 
 	r.flags = VNET_DESC_MEDIUM;
@@ -627,7 +573,7 @@ TEST_F_TIMEOUT(link, interface_changes, 120)
 	EXPECT_EQ(VNET_RET_TOO_LARGE, d->status);
 
 	/* The interface goes away under an open endpoint: NIC gone. */
-	ASSERT_EQ(0, sh("ip link del vnt0"));
+	ASSERT_EQ(0, vnet_sh("ip link del vnt0"));
 	EXPECT_EQ(-1, access("/sys/class/vnet/vnet1", F_OK));
 	EXPECT_EQ(-ENODEV, vnet_endpoint_set_tag(&p.cli[0], 1));
 	pairs_close(&p);
@@ -652,7 +598,7 @@ TEST_F_TIMEOUT(link, detach_under_traffic, 120)
 		}
 	}
 	usleep(500000);
-	ASSERT_EQ(0, sh("/bin/true"));
+	ASSERT_EQ(0, vnet_sh("/bin/true"));
 	wire_down();
 	/* The orphaned endpoints fault: the child dies of SIGBUS. */
 	usleep(200000);
@@ -753,8 +699,8 @@ static int forger_start(struct forger *f, pthread_t *thread)
 	};
 	char cmd[1024];
 
-	snprintf(cmd, sizeof(cmd), "%s detach vnet%d", vnetctl(), NIC_B);
-	if (sh(cmd))
+	snprintf(cmd, sizeof(cmd), "%s detach vnet%d", vnet_vnetctl(), NIC_B);
+	if (vnet_sh(cmd))
 		return -1;
 	f->ifindex = (int)if_nametoindex("vnt1");
 	at.sll_ifindex = f->ifindex;
@@ -1244,8 +1190,8 @@ static int frames_detach(int fd)
 
 FIXTURE_SETUP(attach_frames)
 {
-	sh("ip link del vnf0 2>/dev/null");
-	ASSERT_EQ(0, sh("modprobe veth && "
+	vnet_sh("ip link del vnf0 2>/dev/null");
+	ASSERT_EQ(0, vnet_sh("modprobe veth && "
 			"ip link add vnf0 type veth peer name vnf1 && "
 			"ip link set vnf0 up && ip link set vnf1 up"));
 	self->fd = open(VNET_DEVICE_PATH, O_RDWR);
@@ -1256,7 +1202,7 @@ FIXTURE_TEARDOWN(attach_frames)
 {
 	frames_detach(self->fd);
 	close(self->fd);
-	sh("ip link del vnf0 2>/dev/null");
+	vnet_sh("ip link del vnf0 2>/dev/null");
 }
 
 TEST_F(attach_frames, as_asked)

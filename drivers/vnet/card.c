@@ -68,11 +68,11 @@ static void vnet_card_transmit(void *ctx, u32 peer, const void *hdr,
 
 static void vnet_card_transmit_seg(void *ctx, u32 peer, const void *hdr,
 				   u32 hdr_len, const struct vnet_fw_ep *fw,
-				   u64 offset, u32 len)
+				   int src, u64 offset, u32 len)
 {
 	struct vnet_ep *ep = container_of(fw, struct vnet_ep, fw);
 
-	vnet_link_xmit_seg(ctx, peer, hdr, hdr_len, ep, offset, len);
+	vnet_link_xmit_seg(ctx, peer, hdr, hdr_len, ep, src, offset, len);
 }
 
 static void vnet_card_transmit_to(void *ctx, const u8 *mac, const void *hdr,

@@ -416,6 +416,7 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 {
 	struct vnet_map map;
 	struct vnet_seg seg;
+	struct vnet_pin pin;
 	u64 tag;
 	u32 slot;
 
@@ -445,6 +446,10 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 		if (copy_from_user(&seg, arg, sizeof(seg)))
 			return -EFAULT;
 		return vnet_ep_set_seg(ep, seg.addr, seg.len);
+	case VNET_IOC_PIN:
+		if (copy_from_user(&pin, arg, sizeof(pin)))
+			return -EFAULT;
+		return vnet_ep_pin(ep, pin.addr, pin.len);
 	}
 	return -ENOTTY;
 }
@@ -573,6 +578,7 @@ static long vnet_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case VNET_IOC_KICK:
 	case VNET_IOC_EP_STAT:
 	case VNET_IOC_SET_SEG:
+	case VNET_IOC_PIN:
 		ep = vnet_file_ep(file);
 		if (!ep)
 			return -EINVAL;	/* no EP_CREATE on this file yet */

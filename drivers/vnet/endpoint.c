@@ -176,6 +176,7 @@ void vnet_ep_destroy(struct vnet_ep *ep)
 	if (cancel_work_sync(&ep->fault_work))
 		kobject_put(&ep->kobj);
 	vnet_ep_set_seg(ep, 0, 0);
+	vnet_ep_drop_pins(ep);
 
 	vnet_ep_unlist(ep);
 	kobject_put(&ep->kobj);

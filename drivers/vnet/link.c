@@ -181,15 +181,16 @@ void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 }
 
 /*
- * The same, its payload the @len bytes at @at of @ep's segment, sent from
- * the segment's pinned pages rather than copied: the frame takes a
- * reference on each, so that they outlive an unregistered segment until
- * the device is done with them.  The owner may write them meanwhile
+ * The same, its payload the @len bytes at @at of @ep's segment or pin
+ * @src, sent from their pinned pages rather than copied: the frame takes
+ * a reference on each, so that they outlive an unregistered segment or a
+ * dropped pin until the device is done with them.  The owner may write them meanwhile
  * (SKBFL_SHARED_FRAG says so to whoever reads the frame); the receiver
  * then finds the checksum wrong and drops it.
  */
 void vnet_link_xmit_seg(struct vnet_nic *nic, u32 peer, const void *hdr,
-			u32 hdr_len, struct vnet_ep *ep, u64 at, u32 len)
+			u32 hdr_len, struct vnet_ep *ep, int src, u64 at,
+			u32 len)
 {
 	struct sk_buff *skb = vnet_link_skb(nic, hdr, hdr_len, 0);
 
@@ -197,7 +198,9 @@ void vnet_link_xmit_seg(struct vnet_nic *nic, u32 peer, const void *hdr,
 		return;
 	while (len) {
 		unsigned int off;
-		struct page *page = vnet_seg_page(ep, at, &off);
+		struct page *page = src == VNET_FW_SRC_SEG ?
+				    vnet_seg_page(ep, at, &off) :
+				    vnet_pin_page(ep, src, at, &off);
 		u32 n = min_t(u32, len, PAGE_SIZE - off);
 
 		if (!page || skb_shinfo(skb)->nr_frags == MAX_SKB_FRAGS) {

@@ -19,21 +19,28 @@ struct vnet_seg_pin {
 	unsigned long npages;
 	void *kaddr;			/* vmap of pages */
 	unsigned int first_off;		/* of the segment's first byte */
+	bool written;			/* pinned for the device to write */
 };
 
-static void vnet_seg_release(struct vnet_seg_pin *pin)
+void vnet_seg_release(struct vnet_seg_pin *pin)
 {
 	if (!pin)
 		return;
 	vunmap(pin->kaddr);
-	unpin_user_pages_dirty_lock(pin->pages, pin->npages, true);
+	unpin_user_pages_dirty_lock(pin->pages, pin->npages, pin->written);
 	account_locked_vm(pin->mm, pin->npages, false);
 	mmdrop(pin->mm);
 	kvfree(pin->pages);
 	kfree(pin);
 }
 
-static struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len)
+/*
+ * Pin the pages of [addr, addr + len) of the caller's memory for as long as
+ * the device may use them, @write for it to write them too; read-only pins
+ * of private pages are unshared first (FOLL_PIN), so they stay the pages
+ * the caller maps.  Returns where the first byte lies: vnet_seg_kaddr().
+ */
+struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, bool write)
 {
 	unsigned long first = addr >> PAGE_SHIFT;
 	unsigned long last = (addr + len - 1) >> PAGE_SHIFT;
@@ -58,8 +65,10 @@ static struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len)
 	if (err)
 		goto err_mm;
 
+	pin->written = write;
 	pinned = pin_user_pages_fast(first << PAGE_SHIFT, pin->npages,
-				     FOLL_WRITE | FOLL_LONGTERM, pin->pages);
+				     (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
+				     pin->pages);
 	if (pinned != pin->npages) {
 		if (pinned > 0)
 			unpin_user_pages(pin->pages, pinned);
@@ -99,7 +108,7 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
 	if (len) {
 		if (!current->mm)
 			return -EINVAL;
-		pin = vnet_seg_pin(addr, len);
+		pin = vnet_seg_pin(addr, len, true);
 		if (IS_ERR(pin))
 			return PTR_ERR(pin);
 	}
@@ -107,7 +116,7 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
 	mutex_lock(&nic->fw_lock);
 	old = ep->seg;
 	ep->seg = pin;
-	ep->fw.seg = pin ? (u8 *)pin->kaddr + offset_in_page(addr) : NULL;
+	ep->fw.seg = pin ? vnet_seg_kaddr(pin) : NULL;
 	ep->fw.seg_len = len;
 	/* Trains begun in the old segment must not go on in this one. */
 	ep->fw.seg_gen++;
@@ -117,6 +126,24 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
 	return 0;
 }
 
+/* Where the first byte of what @pin holds is mapped in the kernel. */
+u8 *vnet_seg_kaddr(struct vnet_seg_pin *pin)
+{
+	return (u8 *)pin->kaddr + pin->first_off;
+}
+
+/* The pinned page of @pin that holds byte @at, and where in it (*@off). */
+struct page *vnet_seg_pin_page(struct vnet_seg_pin *pin, u64 at,
+			       unsigned int *off)
+{
+	u64 pos = pin->first_off + at;
+
+	if (WARN_ON_ONCE(pos >> PAGE_SHIFT >= pin->npages))
+		return NULL;
+	*off = offset_in_page(pos);
+	return pin->pages[pos >> PAGE_SHIFT];
+}
+
 /*
  * The pinned page that holds byte @at of @ep's segment, and where in it
  * (*@off): the firmware checked @at against the segment under fw_lock,
@@ -124,13 +151,8 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
  */
 struct page *vnet_seg_page(struct vnet_ep *ep, u64 at, unsigned int *off)
 {
-	struct vnet_seg_pin *pin = ep->seg;
-	u64 pos;
-
 	lockdep_assert_held(&ep->nic->fw_lock);
-	if (WARN_ON_ONCE(!pin || at >= ep->fw.seg_len))
+	if (WARN_ON_ONCE(!ep->seg || at >= ep->fw.seg_len))
 		return NULL;
-	pos = pin->first_off + at;
-	*off = offset_in_page(pos);
-	return pin->pages[pos >> PAGE_SHIFT];
+	return vnet_seg_pin_page(ep->seg, at, off);
 }

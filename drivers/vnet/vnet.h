@@ -198,6 +198,7 @@ struct vnet_ep {
 	wait_queue_head_t poll_wq;
 	struct work_struct fault_work;
 	struct vnet_seg_pin *seg;	/* nic->fw_lock */
+	struct vnet_pins *pins;		/* pin.c; allocated at the first PIN */
 
 	struct vnet_fw_ep fw;		/* translations and tag: nic->fw_lock */
 };
@@ -271,7 +272,8 @@ void vnet_link_set_mtu(struct vnet_nic *nic, unsigned int mtu);
 bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
 		     struct vnet_fw_piece *piece, struct vnet_fw_bytes *b);
 void vnet_link_xmit_seg(struct vnet_nic *nic, u32 peer, const void *hdr,
-			u32 hdr_len, struct vnet_ep *ep, u64 at, u32 len);
+			u32 hdr_len, struct vnet_ep *ep, int src, u64 at,
+			u32 len);
 void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
 		    u32 hdr_len, const void *payload, u32 len);
 void vnet_link_xmit_to(struct vnet_nic *nic, const u8 *mac, const void *hdr,
@@ -325,6 +327,17 @@ void vnet_quota_uncharge(struct vnet_user *user);
 /* segment.c */
 int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len);
 struct page *vnet_seg_page(struct vnet_ep *ep, u64 at, unsigned int *off);
+struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, bool write);
+void vnet_seg_release(struct vnet_seg_pin *pin);
+u8 *vnet_seg_kaddr(struct vnet_seg_pin *pin);
+struct page *vnet_seg_pin_page(struct vnet_seg_pin *pin, u64 at,
+			       unsigned int *off);
+
+/* pin.c */
+int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len);
+void vnet_ep_drop_pins(struct vnet_ep *ep);
+struct page *vnet_pin_page(struct vnet_ep *ep, int src, u64 at,
+			   unsigned int *off);
 
 /* chardev.c */
 int vnet_chardev_init(void);

@@ -132,9 +132,11 @@ void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
  * they are when the packet goes, as a NIC reads the pages it was given.
  */
 void sim_transmit_seg(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
-		      const struct vnet_fw_ep *ep, u64 offset, u32 len)
+		      const struct vnet_fw_ep *ep, int src, u64 offset, u32 len)
 {
-	sim_transmit(ctx, peer, hdr, hdr_len, ep->seg + offset, len);
+	const u8 *base = src == VNET_FW_SRC_SEG ? ep->seg : ep->pins[src].base;
+
+	sim_transmit(ctx, peer, hdr, hdr_len, base + offset, len);
 }
 
 /* Step the wire and every NIC for @t time units. */

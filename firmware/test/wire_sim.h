@@ -65,7 +65,7 @@ u32 sim_frame(u8 *buf, const void *hdr, u32 hdr_len, const void *payload,
 void sim_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 		  const void *payload, u32 len);
 void sim_transmit_seg(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
-		      const struct vnet_fw_ep *ep, u64 offset, u32 len);
+		      const struct vnet_fw_ep *ep, int src, u64 offset, u32 len);
 
 void sim_net_init(struct sim_net *net, u32 nr_nics, u32 eps_per_nic,
 		  u32 seed);

@@ -71,8 +71,13 @@ enum vnet_return_reason {
 					/* is (or was sent as) a reply */
 #define VNET_DESC_FROM_SEG	0x20	/* XFER: the payload is read from the */
 					/* sender's own segment at src_offset */
+#define VNET_DESC_FROM_PIN	0x40	/* XFER: the payload is read from */
+					/* memory the sender pinned */
+					/* (VNET_IOC_PIN), at the address */
+					/* src_offset */
 #define VNET_DESC_USER_FLAGS	(VNET_DESC_MEDIUM | VNET_DESC_XFER | \
-				 VNET_DESC_CREDIT | VNET_DESC_FROM_SEG)
+				 VNET_DESC_CREDIT | VNET_DESC_FROM_SEG | \
+				 VNET_DESC_FROM_PIN)
 
 /*
  * One queue entry.  On send the user fills handler, nargs, flags, args, and
@@ -96,7 +101,8 @@ struct vnet_desc {
 	struct vnet_name peer;
 	__u64 tag;
 	__u32 args[VNET_MAX_ARGS];
-	__u64 src_offset;		/* FROM_SEG: offset in own segment */
+	__u64 src_offset;		/* FROM_SEG: offset in own segment; */
+					/* FROM_PIN: the sender's address */
 	__u64 __reserved1[6];
 };
 
@@ -193,6 +199,20 @@ struct vnet_seg {
 	__u64 len;
 };
 
+/*
+ * Pin [addr, addr + len) of the caller's memory as a source of XFERs from
+ * the endpoint (VNET_DESC_FROM_PIN), or find it pinned already.  Up to
+ * VNET_NR_PINS ranges stay pinned, each up to VNET_MAX_SEG_LEN bytes,
+ * until the caller's mapping of any page of them changes, the endpoint
+ * needs the room for another, or it is closed; len 0 drops them all.
+ */
+struct vnet_pin {
+	__u64 addr;
+	__u64 len;
+};
+
+#define VNET_NR_PINS		16
+
 enum vnet_ep_state {
 	VNET_EP_NONRESIDENT,
 	VNET_EP_LOADING,
@@ -279,6 +299,7 @@ struct vnet_mapper_pkt {
 #define VNET_IOC_KICK		_IO(VNET_IOC_MAGIC, 0x06)
 #define VNET_IOC_EP_STAT	_IOR(VNET_IOC_MAGIC, 0x07, struct vnet_ep_stat)
 #define VNET_IOC_SET_SEG	_IOW(VNET_IOC_MAGIC, 0x08, struct vnet_seg)
+#define VNET_IOC_PIN		_IOW(VNET_IOC_MAGIC, 0x09, struct vnet_pin)
 #define VNET_IOC_ATTACH		_IOWR(VNET_IOC_MAGIC, 0x10, struct vnet_attach)
 #define VNET_IOC_DETACH		_IOW(VNET_IOC_MAGIC, 0x11, __u32)
 #define VNET_IOC_ROUTE_ADD	_IOW(VNET_IOC_MAGIC, 0x12, struct vnet_route)

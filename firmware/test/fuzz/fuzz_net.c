@@ -192,7 +192,8 @@ static void fz_transmit(void *ctx, u32 peer, const void *hdr, u32 hdr_len,
 bool (*fz_seg_race)(const struct vnet_fw_ep *ep, u8 *bytes, u32 len);
 
 /*
- * A fragment sent from its sender's segment, checked as it leaves: the
+ * A fragment sent from its sender's segment (or a pin), checked as it
+ * leaves, within its source: the
  * bytes the wire reads, its checksum taken over them -- unless a hostile
  * user wrote them after the firmware summed them (fz_seg_race), as
  * nothing stops a user doing under a zero copy, and which costs only that
@@ -200,24 +201,26 @@ bool (*fz_seg_race)(const struct vnet_fw_ep *ep, u8 *bytes, u32 len);
  */
 static void fz_transmit_seg(void *ctx, u32 peer, const void *hdr,
 			    u32 hdr_len, const struct vnet_fw_ep *ep,
-			    u64 offset, u32 len)
+			    int src, u64 offset, u32 len)
 {
+	bool seg = src == VNET_FW_SRC_SEG;
+	u8 *base = seg ? ep->seg : ep->pins[src].base;
+	u64 size = seg ? ep->seg_len : ep->pins[src].len;
 	static u8 pkt[VNET_WIRE_MAX];
 	struct sim_nic *s = ctx;
 	bool raced = false;
 
 	fz_assert(hdr_len <= sizeof(pkt) && len <= sizeof(pkt) - hdr_len &&
-		  ep->seg && offset <= ep->seg_len &&
-		  len <= ep->seg_len - offset,
-		  "nic %u: %u+%u bytes at %llu of a %llu-byte segment",
+		  base && offset <= size && len <= size - offset,
+		  "nic %u: %u+%u bytes at %llu of a %llu-byte source %d",
 		  s->fw.nic_id, hdr_len, len, (unsigned long long)offset,
-		  (unsigned long long)ep->seg_len);
+		  (unsigned long long)size, src);
 	if (fz_seg_race)
-		raced = fz_seg_race(ep, ep->seg + offset, len);
+		raced = fz_seg_race(ep, base + offset, len);
 	memcpy(pkt, hdr, hdr_len);
-	memcpy(pkt + hdr_len, ep->seg + offset, len);
+	memcpy(pkt + hdr_len, base + offset, len);
 	fz_check_packet(s, peer, pkt, hdr_len + len, !raced);
-	sim_transmit(ctx, peer, hdr, hdr_len, ep->seg + offset, len);
+	sim_transmit(ctx, peer, hdr, hdr_len, base + offset, len);
 }
 
 /* What NIC @nic's firmware is given at its start, and again at a reboot. */

@@ -172,7 +172,7 @@ static void fz_check_entry(struct fz_net *f, u32 nic, u32 ep, unsigned int q,
 			   const struct vnet_desc *d)
 {
 	const struct vnet_fw_ep *me = &f->net.nic[nic]->ep[ep].fw;
-	u8 may = VNET_DESC_USER_FLAGS & ~VNET_DESC_FROM_SEG;
+	u8 may = VNET_DESC_USER_FLAGS & ~VNET_FW_DESC_IN_PLACE;
 	bool returned = d->flags & VNET_DESC_RETURNED;
 	unsigned int i;
 
@@ -194,7 +194,7 @@ static void fz_check_entry(struct fz_net *f, u32 nic, u32 ep, unsigned int q,
 			  (d->flags & VNET_DESC_REPLY), "flags %#x", d->flags);
 		fz_assert(!d->status, "status %u", d->status);
 	}
-	if (returned && (d->flags & VNET_DESC_FROM_SEG))
+	if (returned && (d->flags & VNET_FW_DESC_IN_PLACE))
 		fz_assert(d->len <= VNET_XFER_MAX, "len %u", d->len);
 	else if (returned || (d->flags & VNET_DESC_MEDIUM))
 		fz_assert(d->len <= VNET_MEDIUM_MAX, "len %u", d->len);
@@ -466,7 +466,7 @@ static void fz_read_replies(struct fz_net *f, u32 nic, u32 ep)
 				  fz_return_excused(f, c, n, d->status),
 				  "%u/%u got request %u back, reason %u",
 				  nic, ep, n, d->status);
-			if (d->len && !(d->flags & VNET_DESC_FROM_SEG))
+			if (d->len && !(d->flags & VNET_FW_DESC_IN_PLACE))
 				fz_check_bytes(p, d->len,
 					       reply ? fz_seed(d->peer, n, true) :
 						       fz_seed(me, n, false),

@@ -84,6 +84,7 @@ struct amvnet_ep {
 	tag_t tag;
 	void *seg_addr;
 	uintptr_t seg_len;
+	bool no_pins;			/* VNET_IOC_PIN said EOPNOTSUPP */
 	uint32_t nic_index;		/* for VNET_IOC_NIC_INFO */
 	uint32_t credits;		/* K */
 	uint32_t outstanding;		/* requests (fragments) in flight */
@@ -92,10 +93,10 @@ struct amvnet_ep {
 	unsigned int nr_runs;
 	unsigned int runs_cap;
 	/*
-	 * The user's descriptor of the bulk request from the segment whose
+	 * The user's descriptor of the bulk request read in place whose
 	 * pieces this endpoint is posting, or NULL, and the destination
 	 * offsets it covers; a piece of it that came back (xfer_failed) ends
-	 * it (am_send.c, amv_xfer_seg()).
+	 * it (am_send.c, amv_xfer_in_place()).
 	 */
 	const struct vnet_desc *xfer_last;
 	uint64_t xfer_lo, xfer_hi;

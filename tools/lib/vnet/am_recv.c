@@ -197,18 +197,18 @@ static void amv_credit_back(struct amvnet_ep *ep)
 }
 
 /*
- * Is @d a piece of the bulk request from the segment being posted?  Its
- * pieces come from the segment and land within its extent; a piece of a
- * bulk request sent through staging before it, or of one from the segment
+ * Is @d a piece of the bulk request read in place being posted?  Its
+ * pieces are read in place and land within its extent; a piece of a
+ * bulk request sent through staging before it, or of one read in place
  * to elsewhere, may come back meanwhile and is not one of them.
  */
 static bool amv_piece_of_xfer(const struct amvnet_ep *ep,
 			      const struct vnet_desc *d)
 {
-	const uint8_t piece = VNET_DESC_XFER | VNET_DESC_CREDIT |
-			      VNET_DESC_FROM_SEG;
+	const uint8_t piece = VNET_DESC_XFER | VNET_DESC_CREDIT;
 
 	return ep->xfer_last && (d->flags & piece) == piece &&
+	       (d->flags & (VNET_DESC_FROM_SEG | VNET_DESC_FROM_PIN)) &&
 	       !(d->flags & VNET_DESC_REPLY) &&
 	       d->offset >= ep->xfer_lo && d->offset < ep->xfer_hi;
 }
@@ -227,8 +227,8 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 		amv_credit_back(ep);
 	if (amv_piece_of_xfer(ep, d) && !ep->xfer_failed) {
 		/*
-		 * A piece of the bulk request from the segment being posted:
-		 * the sender stops there (amv_xfer_seg()), and this is the
+		 * A piece of the bulk request read in place being posted:
+		 * the sender stops there (amv_xfer_in_place()), and this is the
 		 * transfer's one report, with the user's handler and arguments.
 		 */
 		ep->xfer_failed = true;

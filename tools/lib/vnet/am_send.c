@@ -15,15 +15,19 @@
  * which the firmware drains first on every visit.
  *
  * Bulk data.  Up to AM_MaxMedium() bytes travel in the send entry's staging
- * slot, as a medium payload does.  More, from the sender's own segment, go
- * as messages the firmware reads from it (VNET_DESC_FROM_SEG) as their
- * fragments go out, one for a reply or up to VNET_XFER_MAX of a request,
+ * slot, as a medium payload does.  More are read in place as their
+ * fragments go out: from the sender's own segment (VNET_DESC_FROM_SEG),
+ * or from anywhere else in its memory, which the kernel pins for it
+ * (VNET_IOC_PIN, asked again before every transfer: the kernel keeps the
+ * pin until the memory's mapping changes, so this costs a lookup, and a
+ * remapped source is pinned afresh, VNET_DESC_FROM_PIN).  They go as one
+ * message for a reply or up to VNET_XFER_MAX of a request,
  * several of VNET_XFER_MAX each for a larger request, up to AM_MaxLong(),
  * one after the other, the first that comes back ending it; the call
  * returns once the firmware has taken the last entry -- the
  * messages are delivered, or have come back -- so that the source may be
  * written again, as AM-II promises when a bulk call returns.  A larger
- * request from outside the segment goes as consecutive messages of a
+ * request whose source cannot be pinned goes as consecutive messages of a
  * staging slot each (amv_xfer()).
  */
 #include <errno.h>
@@ -232,26 +236,51 @@ static bool amv_in_seg(const struct amvnet_ep *ep, const void *src,
 	       nbytes <= ep->seg_len - (at - base);
 }
 
-/* A bulk message read from the segment: the descriptor says where. */
-static void amv_from_seg(struct amvnet_ep *ep, struct vnet_desc *d,
-			 const void *src, uint32_t nbytes, uint64_t dest_offset)
+/*
+ * Where a bulk source of @nbytes at @src is read from in place:
+ * VNET_DESC_FROM_SEG, VNET_DESC_FROM_PIN once the kernel has it pinned,
+ * or 0 -- through staging -- when it cannot be (no MMU notifiers in the
+ * kernel, the locked-memory limit, memory that is not there).
+ */
+static uint8_t amv_in_place(struct amvnet_ep *ep, const void *src,
+			    uint64_t nbytes)
 {
-	d->flags |= VNET_DESC_FROM_SEG;
+	struct vnet_pin p = { .addr = (uintptr_t)src, .len = nbytes };
+
+	if (amv_in_seg(ep, src, nbytes))
+		return VNET_DESC_FROM_SEG;
+	if (ep->no_pins || nbytes > VNET_MAX_SEG_LEN)
+		return 0;
+	if (!ioctl(ep->raw.fd, VNET_IOC_PIN, &p))
+		return VNET_DESC_FROM_PIN;
+	if (errno == EOPNOTSUPP)
+		ep->no_pins = true;
+	return 0;
+}
+
+/* A bulk message read in place (@how): the descriptor says where. */
+static void amv_read_in_place(struct amvnet_ep *ep, struct vnet_desc *d,
+			      uint8_t how, const void *src, uint32_t nbytes,
+			      uint64_t dest_offset)
+{
+	d->flags |= how;
 	d->len = nbytes;
 	d->offset = dest_offset;
-	d->src_offset = (uintptr_t)src - (uintptr_t)ep->seg_addr;
+	d->src_offset = (uintptr_t)src;
+	if (how == VNET_DESC_FROM_SEG)
+		d->src_offset -= (uintptr_t)ep->seg_addr;
 }
 
 /*
- * Post @len bytes at @src, to go to @dest_offset: from the segment
- * (@seg), or through a staging slot.
+ * Post @len bytes at @src, to go to @dest_offset: read in place (@how),
+ * or, with @how 0, through a staging slot.
  */
 static void amv_post_piece(struct amvnet_ep *ep, struct vnet_desc *d,
 			   const uint8_t *src, uint32_t len,
-			   uint64_t dest_offset, bool seg)
+			   uint64_t dest_offset, uint8_t how)
 {
-	if (seg) {
-		amv_from_seg(ep, d, src, len, dest_offset);
+	if (how) {
+		amv_read_in_place(ep, d, how, src, len, dest_offset);
 		amv_post_request(ep, d, NULL, 0);
 		return;
 	}
@@ -298,11 +327,11 @@ static void amv_xfer(struct amvnet_ep *ep, struct vnet_desc *last,
 		struct vnet_desc d = amv_piece(last, nbytes, dest_offset);
 
 		amv_post_piece(ep, &d, src + done, frag, dest_offset + done,
-			       false);
+			       0);
 		done += frag;
 	}
 	amv_post_piece(ep, last, src ? src + done : NULL,
-		       (uint32_t)(nbytes - done), dest_offset + done, false);
+		       (uint32_t)(nbytes - done), dest_offset + done, 0);
 }
 
 /*
@@ -325,9 +354,9 @@ static void amv_wait_taken(struct amvnet_ep *ep, unsigned int q)
 }
 
 /*
- * A bulk request from the segment, larger than VNET_XFER_MAX: pieces of
+ * A bulk request read in place (@how), larger than VNET_XFER_MAX: pieces of
  * VNET_XFER_MAX, each posted once the firmware has taken the one before
- * -- it would start none sooner: a message read from the segment holds
+ * -- it would start none sooner: a message read in place holds
  * the head of its queue until it is delivered or comes back.  A piece
  * that comes back (busy, unreachable, outside a segment) ends the
  * transfer there, reported to handler 0 once, with the user's handler and
@@ -335,9 +364,9 @@ static void amv_wait_taken(struct amvnet_ep *ep, unsigned int q)
  * run its handler on the last piece alone.  Returns once the firmware has
  * taken the last piece posted.
  */
-static void amv_xfer_seg(struct amvnet_ep *ep, struct vnet_desc *last,
-			 const uint8_t *src, uint64_t nbytes,
-			 uint64_t dest_offset)
+static void amv_xfer_in_place(struct amvnet_ep *ep, struct vnet_desc *last,
+			      uint8_t how, const uint8_t *src, uint64_t nbytes,
+			      uint64_t dest_offset)
 {
 	uint64_t done = 0;
 
@@ -349,7 +378,7 @@ static void amv_xfer_seg(struct amvnet_ep *ep, struct vnet_desc *last,
 		struct vnet_desc d = amv_piece(last, nbytes, dest_offset);
 
 		amv_post_piece(ep, &d, src + done, VNET_XFER_MAX,
-			       dest_offset + done, true);
+			       dest_offset + done, how);
 		done += VNET_XFER_MAX;
 		/*
 		 * The firmware writes a piece's return before it lets the
@@ -363,7 +392,7 @@ static void amv_xfer_seg(struct amvnet_ep *ep, struct vnet_desc *last,
 	}
 	if (!ep->xfer_failed) {
 		amv_post_piece(ep, last, src + done, (uint32_t)(nbytes - done),
-			       dest_offset + done, true);
+			       dest_offset + done, how);
 		amv_wait_taken(ep, VNET_Q_REQ_SEND);
 		/* Its return, if it came back, while xfer_last names it. */
 		amv_service(ep);
@@ -404,6 +433,7 @@ static int amv_request(ep_t ep, int index, handler_t handler,
 		       uintptr_t dest_offset, int numargs, va_list ap)
 {
 	struct vnet_desc d = { 0 };
+	uint8_t how = 0;
 	int i, err;
 
 	AMV_CHECK_INIT();
@@ -423,9 +453,11 @@ static int amv_request(ep_t ep, int index, handler_t handler,
 		d.args[i] = (uint32_t)va_arg(ap, int);
 
 	amv_lock(ep);
-	if (cat == AMV_LONG && nbytes > AM_MaxMedium() &&
-	    amv_in_seg(ep, src, (uint64_t)nbytes)) {
-		amv_xfer_seg(ep, &d, src, (uint64_t)nbytes, dest_offset);
+	if (cat == AMV_LONG && nbytes > AM_MaxMedium())
+		how = amv_in_place(ep, src, (uint64_t)nbytes);
+	if (how) {
+		amv_xfer_in_place(ep, &d, how, src, (uint64_t)nbytes,
+				  dest_offset);
 	} else if (cat == AMV_LONG) {
 		amv_xfer(ep, &d, src, (uint64_t)nbytes, dest_offset,
 			 amv_max_payload(ep, ep->xlate[index].name));
@@ -443,6 +475,7 @@ static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
 {
 	struct amvnet_token *t = token;
 	struct vnet_desc d = { 0 };
+	uint8_t how = 0;
 	int i, err;
 
 	AMV_CHECK_INIT();
@@ -455,12 +488,14 @@ static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
 	AMV_CHECK(t->kind != AMV_REQUEST || t->replied, RESOURCE);
 	/*
 	 * A reply is one message (the firmware takes one per request
-	 * token): past a staging slot, from the segment, and no more than
+	 * token): past a staging slot, read in place, and no more than
 	 * the firmware's VNET_XFER_MAX.
 	 */
-	AMV_CHECK(cat == AMV_LONG && nbytes > AM_MaxMedium() &&
-		  (nbytes > VNET_XFER_MAX ||
-		   !amv_in_seg(t->ep, src, (uint64_t)nbytes)), BAD_ARG);
+	AMV_CHECK(cat == AMV_LONG && nbytes > VNET_XFER_MAX, BAD_ARG);
+	if (cat == AMV_LONG && nbytes > AM_MaxMedium()) {
+		how = amv_in_place(t->ep, src, (uint64_t)nbytes);
+		AMV_CHECK(!how, BAD_ARG);
+	}
 
 	d.handler = handler;
 	d.nargs = (uint8_t)numargs;
@@ -472,14 +507,15 @@ static int amv_reply(void *token, handler_t handler, enum amv_cat cat,
 		d.args[i] = (uint32_t)va_arg(ap, int);
 	/*
 	 * The dispatcher holds the endpoint's lock while the handler runs.
-	 * A reply from the segment waits here, in the handler, for the
+	 * A reply read in place waits here, in the handler, for the
 	 * firmware to take it: after the handler, the handler's own code
 	 * could write the source the firmware still reads, and the endpoint,
 	 * whose handlers run one at a time, would gain nothing meanwhile
 	 * (libvnet.rst, "Bulk transfers").
 	 */
-	if (cat == AMV_LONG && nbytes > AM_MaxMedium()) {
-		amv_from_seg(t->ep, &d, src, (uint32_t)nbytes, dest_offset);
+	if (how) {
+		amv_read_in_place(t->ep, &d, how, src, (uint32_t)nbytes,
+				  dest_offset);
 		amv_post_reply(t->ep, &d, NULL, 0);
 		amv_wait_taken(t->ep, VNET_Q_REP_SEND);
 	} else {
