@@ -172,7 +172,7 @@ struct vnet_fw_ep_stats {
  * (and base readable) until the host clears it under fw_lock.
  */
 struct vnet_fw_pin {
-	u8 *base;			/* NULL: none */
+	const u8 *base;			/* NULL: none; read-only */
 	u64 addr;			/* the owner's address of base[0] */
 	u64 len;
 	u32 gen;

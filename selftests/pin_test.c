@@ -303,6 +303,11 @@ TEST_F(pin, refused_ranges)
 
 	NEED_PINS();
 
+	struct vnet_pin flagged = { .addr = (uintptr_t)self->src, .len = 4096,
+				    .flags = 1 };
+
+	EXPECT_EQ(-1, ioctl(self->cli.fd, VNET_IOC_PIN, &flagged));
+	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-EINVAL, pin(&self->cli, self->src, 0));
 	EXPECT_EQ(-EINVAL, pin(&self->cli, self->src, VNET_MAX_SEG_LEN + 1));
 	EXPECT_EQ(-EINVAL, pin(&self->cli, (void *)~0UL, 2));
@@ -319,6 +324,50 @@ TEST_F(pin, refused_ranges)
 	ASSERT_EQ(0, pin(&self->cli, ro, 8192));
 	ASSERT_EQ(0, send_from(self, ro, 8192));
 	EXPECT_TRUE(same(self->seg, 8192, 8));
+}
+
+/*
+ * Another process that shares the endpoint (here a child, its copy of the
+ * memory at the same address written since) pins: the pins are its now,
+ * the parent's are dropped and its locked memory given back, and a
+ * message from the address carries the child's bytes until the parent
+ * pins again.
+ */
+TEST_F(pin, another_process_takes_the_pins)
+{
+	int status, ready[2];
+	char c;
+	pid_t pid;
+
+	NEED_PINS();
+	ASSERT_EQ(0, pipe(ready));
+	fill(self->src, LEN, 11);
+	ASSERT_EQ(0, pin(&self->cli, self->src, LEN));
+	ASSERT_EQ(0, send_from(self, self->src, LEN));
+	EXPECT_TRUE(same(self->seg, LEN, 11));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		fill(self->src, LEN, 12);
+		c = pin(&self->cli, self->src, LEN) ? 'n' : 'y';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ('y', c);
+	EXPECT_EQ(self->locked, locked_kb());
+	ASSERT_EQ(0, send_from(self, self->src, LEN));
+	EXPECT_TRUE(same(self->seg, LEN, 12));
+
+	ASSERT_EQ(0, pin(&self->cli, self->src, LEN));
+	ASSERT_EQ(0, send_from(self, self->src, LEN));
+	EXPECT_TRUE(same(self->seg, LEN, 11));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(ready[0]);
+	close(ready[1]);
 }
 
 /*

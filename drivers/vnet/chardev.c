@@ -449,6 +449,8 @@ static long vnet_ioctl_ep(struct vnet_ep *ep, unsigned int cmd,
 	case VNET_IOC_PIN:
 		if (copy_from_user(&pin, arg, sizeof(pin)))
 			return -EFAULT;
+		if (pin.flags || pin.__pad)
+			return -EINVAL;
 		return vnet_ep_pin(ep, pin.addr, pin.len);
 	}
 	return -ENOTTY;

@@ -94,7 +94,6 @@ void vnet_fw_call_post(struct vnet_nic *nic, struct vnet_fw_call *call)
 		call->ran_at_post = true;
 		return;
 	}
-	call->give_up = ktime_get_ns() + VNET_FW_CALL_SPIN_NS;
 	llist_add(&call->node, &nic->fw_calls);
 	/* An asleep firmware looks at its commands when it wakes. */
 	vnet_card_doorbell(nic);
@@ -106,6 +105,8 @@ void vnet_fw_call_post(struct vnet_nic *nic, struct vnet_fw_call *call)
  */
 void vnet_fw_call_wait(struct vnet_nic *nic, struct vnet_fw_call *call)
 {
+	u64 give_up;
+
 	/* Run while we did something else: what it wrote is ours. */
 	if (call->ran_at_post || smp_load_acquire(&call->done))
 		return;
@@ -115,6 +116,8 @@ void vnet_fw_call_wait(struct vnet_nic *nic, struct vnet_fw_call *call)
 		vnet_fw_run_posted(nic, call);
 		return;
 	}
+	/* From here, as a wait for the lock would be: not from the post. */
+	give_up = ktime_get_ns() + VNET_FW_CALL_SPIN_NS;
 	/* Pairs with the runner's release: what the command read is ours. */
 	while (!smp_load_acquire(&call->done)) {
 		/* Free (the firmware between turns, another holder done). */
@@ -123,7 +126,7 @@ void vnet_fw_call_wait(struct vnet_nic *nic, struct vnet_fw_call *call)
 			vnet_fw_run_posted(nic, call);
 			return;
 		}
-		if (need_resched() || ktime_get_ns() > call->give_up ||
+		if (need_resched() || ktime_get_ns() > give_up ||
 		    READ_ONCE(nic->fw_stopped)) {
 			mutex_lock(&nic->fw_lock);
 			vnet_fw_run_posted(nic, call);

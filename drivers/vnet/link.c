@@ -184,9 +184,9 @@ void vnet_link_xmit(struct vnet_nic *nic, u32 peer, const void *hdr,
  * The same, its payload the @len bytes at @at of @ep's segment or pin
  * @src, sent from their pinned pages rather than copied: the frame takes
  * a reference on each, so that they outlive an unregistered segment or a
- * dropped pin until the device is done with them.  The owner may write them meanwhile
- * (SKBFL_SHARED_FRAG says so to whoever reads the frame); the receiver
- * then finds the checksum wrong and drops it.
+ * dropped pin until the device is done with them.  The owner may write
+ * them meanwhile (SKBFL_SHARED_FRAG says so to whoever reads the frame);
+ * the receiver then finds the checksum wrong and drops it.
  */
 void vnet_link_xmit_seg(struct vnet_nic *nic, u32 peer, const void *hdr,
 			u32 hdr_len, struct vnet_ep *ep, int src, u64 at,

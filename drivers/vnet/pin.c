@@ -5,9 +5,9 @@
  * Open-MX and BIP keep.  A range stays pinned once asked for, so a library
  * may ask again before every bulk send for the price of a lookup; an MMU
  * interval notifier drops it as soon as its owner's mapping of any page
- * of it changes (munmap, mremap, mmap over it, a copy-on-write...), and
- * the next PIN of the range pins the pages it maps then.  What is sent is
- * what the owner's memory holds, never a page it no longer maps.
+ * of it may map another page (munmap, mremap, mmap over it, a copy on
+ * write...), and the next PIN of the range pins the pages it maps then.
+ * A message posted after the change never carries the old pages.
  *
  * The notifier does not take fw_lock: it runs under mmap_lock, sometimes
  * from reclaim, and taking fw_lock there would order fw_lock under both
@@ -16,12 +16,17 @@
  * item: take the pin from the firmware under fw_lock, which waits out a
  * read in progress, then unpin its pages.
  *
- * Locking: pins->lock (a mutex) guards the table and is held across
- * pinning; nic->fw_lock nests inside it, and pins->seq_lock (the notifier's
- * sequence) inside that.
+ * The pins are one process's at a time: the firmware finds a pin by
+ * address, and two processes' pins of one address would be two pins of
+ * different memory.  A PIN from another process drops the pins of the one
+ * before.  Whoever holds the endpoint's file may send from its pins, as
+ * from its segment.
  *
- * A kernel without MMU notifiers cannot know when a pin goes stale: there
- * PIN fails with EOPNOTSUPP, and XFERs go through staging or the segment.
+ * Locking: pins->lock (a mutex) guards the table and is held across
+ * pinning; nic->fw_lock nests inside it, and pins->seq_lock (the notifiers'
+ * sequence numbers and where each region is in the table) inside that.
+ * Built only with CONFIG_MMU_NOTIFIER: without it nothing could tell when
+ * a pin goes stale, and PIN fails with EOPNOTSUPP (vnet.h).
  */
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
@@ -30,34 +35,41 @@
 
 #include "vnet.h"
 
-#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
-
 /* Times a PIN pins again when the range changes while it pins. */
 #define VNET_PIN_TRIES		4
 
 struct vnet_pin_region {
-	struct mmu_interval_notifier notifier;	/* inserted while pages */
+	struct mmu_interval_notifier notifier;
 	struct vnet_pins *pins;
-	struct vnet_seg_pin *pages;	/* NULL: free; pins->lock and fw_lock */
-	struct mm_struct *mm;		/* whose memory, while pages */
+	struct vnet_seg_pin *pages;
+	struct mm_struct *mm;		/* whose memory */
 	u64 addr;
 	u64 len;
 	u64 used;			/* pins->clock at its latest PIN */
-	unsigned int index;
+	int slot;			/* in the table; seq_lock; -1 before */
 };
 
 struct vnet_pins {
 	struct vnet_ep *ep;
 	struct mutex lock;		/* the table; held across pinning */
-	spinlock_t seq_lock;		/* the notifiers' sequence numbers */
+	spinlock_t seq_lock;		/* see "Locking" above */
 	struct work_struct reap;
 	u64 clock;
-	struct vnet_pin_region region[VNET_NR_PINS];
+	/* Read by vnet_pin_page() under fw_lock, written under both locks. */
+	struct vnet_pin_region *region[VNET_NR_PINS];
 };
 
-static struct vnet_fw_pin *vnet_pin_fw(struct vnet_pin_region *r)
+/*
+ * Does @event leave the range mapping the pages it mapped?  A protection
+ * change does (mprotect, NUMA hinting, fork write-protecting the parent,
+ * soft-dirty tracking, writeback cleaning shared pages): a write that
+ * then copies the page is a MMU_NOTIFY_CLEAR of its own.
+ */
+static bool vnet_pin_same_pages(enum mmu_notifier_event event)
 {
-	return &r->pins->ep->fw.pins[r->index];
+	return event == MMU_NOTIFY_PROTECTION_VMA ||
+	       event == MMU_NOTIFY_PROTECTION_PAGE ||
+	       event == MMU_NOTIFY_SOFT_DIRTY;
 }
 
 static bool vnet_pin_invalidate(struct mmu_interval_notifier *mni,
@@ -67,12 +79,18 @@ static bool vnet_pin_invalidate(struct mmu_interval_notifier *mni,
 	struct vnet_pin_region *r = container_of(mni, struct vnet_pin_region,
 						 notifier);
 	struct vnet_pins *pins = r->pins;
+	bool stale = !vnet_pin_same_pages(range->event);
+	int slot;
 
 	spin_lock(&pins->seq_lock);
 	mmu_interval_set_seq(mni, cur_seq);
-	WRITE_ONCE(vnet_pin_fw(r)->stale, true);
+	/* Before it is in the table, its PIN sees the sequence move. */
+	slot = r->slot;
+	if (stale && slot >= 0)
+		WRITE_ONCE(pins->ep->fw.pins[slot].stale, true);
 	spin_unlock(&pins->seq_lock);
-	schedule_work(&pins->reap);
+	if (stale && slot >= 0)
+		schedule_work(&pins->reap);
 	return true;
 }
 
@@ -80,25 +98,34 @@ static const struct mmu_interval_notifier_ops vnet_pin_ops = {
 	.invalidate = vnet_pin_invalidate,
 };
 
-/* Take region @r from the firmware, then unpin it. */
-static void vnet_pin_drop(struct vnet_pin_region *r)
+/* Unpin a region the firmware cannot see, and free it. */
+static void vnet_pin_free(struct vnet_pin_region *r)
 {
-	struct vnet_nic *nic = r->pins->ep->nic;
-	struct vnet_fw_pin *fw = vnet_pin_fw(r);
-	struct vnet_seg_pin *pages = r->pages;
-
-	lockdep_assert_held(&r->pins->lock);
 	mmu_interval_notifier_remove(&r->notifier);
+	vnet_seg_release(r->pages);
+	kfree(r);
+}
+
+/* Take the region in @slot from the firmware, then unpin it. */
+static void vnet_pin_drop(struct vnet_pins *pins, unsigned int slot)
+{
+	struct vnet_pin_region *r = pins->region[slot];
+	struct vnet_nic *nic = pins->ep->nic;
+	struct vnet_fw_pin *fw = &pins->ep->fw.pins[slot];
+
+	lockdep_assert_held(&pins->lock);
 	mutex_lock(&nic->fw_lock);
+	spin_lock(&pins->seq_lock);
 	fw->base = NULL;
 	fw->addr = 0;
 	fw->len = 0;
 	fw->gen++;
 	WRITE_ONCE(fw->stale, false);
-	r->pages = NULL;
+	pins->region[slot] = NULL;
+	r->slot = -1;
+	spin_unlock(&pins->seq_lock);
 	mutex_unlock(&nic->fw_lock);
-	r->mm = NULL;
-	vnet_seg_release(pages);
+	vnet_pin_free(r);
 }
 
 static void vnet_pins_reap_locked(struct vnet_pins *pins)
@@ -106,12 +133,10 @@ static void vnet_pins_reap_locked(struct vnet_pins *pins)
 	unsigned int i;
 
 	lockdep_assert_held(&pins->lock);
-	for (i = 0; i < VNET_NR_PINS; i++) {
-		struct vnet_pin_region *r = &pins->region[i];
-
-		if (r->pages && READ_ONCE(vnet_pin_fw(r)->stale))
-			vnet_pin_drop(r);
-	}
+	for (i = 0; i < VNET_NR_PINS; i++)
+		if (pins->region[i] &&
+		    READ_ONCE(pins->ep->fw.pins[i].stale))
+			vnet_pin_drop(pins, i);
 }
 
 static void vnet_pins_reap(struct work_struct *work)
@@ -127,7 +152,6 @@ static struct vnet_pins *vnet_ep_pins(struct vnet_ep *ep)
 {
 	/* Pairs with the release below: the table is seen initialized. */
 	struct vnet_pins *pins = smp_load_acquire(&ep->pins);
-	unsigned int i;
 
 	if (pins)
 		return pins;
@@ -138,10 +162,6 @@ static struct vnet_pins *vnet_ep_pins(struct vnet_ep *ep)
 	mutex_init(&pins->lock);
 	spin_lock_init(&pins->seq_lock);
 	INIT_WORK(&pins->reap, vnet_pins_reap);
-	for (i = 0; i < VNET_NR_PINS; i++) {
-		pins->region[i].pins = pins;
-		pins->region[i].index = i;
-	}
 	/* Another thread's PIN may have got there first: use its table. */
 	if (cmpxchg_release(&ep->pins, NULL, pins)) {
 		kfree(pins);
@@ -151,95 +171,129 @@ static struct vnet_pins *vnet_ep_pins(struct vnet_ep *ep)
 	return pins;
 }
 
-/* A live region of the caller's that holds [addr, addr + len), or NULL. */
-static struct vnet_pin_region *vnet_pin_lookup(struct vnet_pins *pins,
-					       u64 addr, u64 len)
+/*
+ * Drop the pins of any other process than the caller's, and find one of
+ * the caller's that holds [addr, addr + len): its slot, or -1.
+ */
+static int vnet_pin_lookup(struct vnet_pins *pins, u64 addr, u64 len)
 {
-	unsigned int i;
+	int i, found = -1;
 
 	for (i = 0; i < VNET_NR_PINS; i++) {
-		struct vnet_pin_region *r = &pins->region[i];
+		struct vnet_pin_region *r = pins->region[i];
 
-		if (r->pages && r->mm == current->mm && addr >= r->addr &&
-		    addr - r->addr <= r->len &&
-		    len <= r->len - (addr - r->addr) &&
-		    !READ_ONCE(vnet_pin_fw(r)->stale))
-			return r;
+		if (!r)
+			continue;
+		if (r->mm != current->mm) {
+			vnet_pin_drop(pins, i);
+			continue;
+		}
+		if (found < 0 && addr >= r->addr && addr - r->addr <= r->len &&
+		    len <= r->len - (addr - r->addr))
+			found = i;
 	}
-	return NULL;
+	return found;
 }
 
-/* A free region, or else the least recently asked for, dropped. */
-static struct vnet_pin_region *vnet_pin_slot(struct vnet_pins *pins)
+/* The least recently asked for pin's slot, or -1 when there is none. */
+static int vnet_pin_lru(struct vnet_pins *pins)
 {
-	struct vnet_pin_region *lru = NULL;
-	unsigned int i;
+	int i, lru = -1;
 
-	for (i = 0; i < VNET_NR_PINS; i++) {
-		struct vnet_pin_region *r = &pins->region[i];
-
-		if (!r->pages)
-			return r;
-		if (!lru || r->used < lru->used)
-			lru = r;
-	}
-	vnet_pin_drop(lru);
+	for (i = 0; i < VNET_NR_PINS; i++)
+		if (pins->region[i] &&
+		    (lru < 0 || pins->region[i]->used < pins->region[lru]->used))
+			lru = i;
 	return lru;
 }
 
 /*
- * Pin [addr, addr + len) into free region @r and give it to the firmware,
- * unless the caller's mapping of it changed while its pages were pinned:
- * then pin again.
+ * Pin [addr, addr + len) into a new region; -EAGAIN if the caller's mapping
+ * of it changed meanwhile.  Past the locked-memory limit, the least
+ * recently asked for pins make room.  Not yet in the table: the firmware
+ * cannot see it.
  */
-static int vnet_pin_fill(struct vnet_pins *pins, struct vnet_pin_region *r,
-			 u64 addr, u64 len)
+static struct vnet_pin_region *vnet_pin_new(struct vnet_pins *pins, u64 addr,
+					    u64 len, unsigned long *seq)
 {
 	u64 start = round_down(addr, PAGE_SIZE);
 	u64 end = round_up(addr + len, PAGE_SIZE);
-	struct vnet_nic *nic = pins->ep->nic;
-	struct vnet_fw_pin *fw = vnet_pin_fw(r);
-	unsigned int tries;
+	struct vnet_pin_region *r;
 	int err;
 
 	lockdep_assert_held(&pins->lock);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->pins = pins;
+	r->slot = -1;
 	err = mmu_interval_notifier_insert(&r->notifier, current->mm, start,
 					   end - start, &vnet_pin_ops);
-	if (err)
-		return err;
-	for (tries = 0; tries < VNET_PIN_TRIES; tries++) {
-		unsigned long seq = mmu_interval_read_begin(&r->notifier);
-		struct vnet_seg_pin *pages = vnet_seg_pin(addr, len, false);
+	if (err) {
+		kfree(r);
+		return ERR_PTR(err);
+	}
+	for (;;) {
+		int lru = vnet_pin_lru(pins);
 
-		if (IS_ERR(pages)) {
-			err = PTR_ERR(pages);
+		*seq = mmu_interval_read_begin(&r->notifier);
+		r->pages = vnet_seg_pin(addr, len, VNET_SEG_SOURCE);
+		if (!IS_ERR(r->pages))
 			break;
+		err = PTR_ERR(r->pages);
+		r->pages = NULL;
+		if (err != -ENOMEM || lru < 0) {
+			vnet_pin_free(r);
+			return ERR_PTR(err);
 		}
-		mutex_lock(&nic->fw_lock);
-		spin_lock(&pins->seq_lock);
-		if (!mmu_interval_read_retry(&r->notifier, seq)) {
-			/* Before the firmware can read it: transmit_seg. */
-			r->pages = pages;
-			fw->base = vnet_seg_kaddr(pages);
-			fw->addr = addr;
-			fw->len = len;
-			fw->gen++;
-			WRITE_ONCE(fw->stale, false);
-			spin_unlock(&pins->seq_lock);
-			mutex_unlock(&nic->fw_lock);
-			r->mm = current->mm;
-			r->addr = addr;
-			r->len = len;
-			r->used = ++pins->clock;
-			return 0;
-		}
+		vnet_pin_drop(pins, lru);
+	}
+	r->mm = current->mm;
+	r->addr = addr;
+	r->len = len;
+	return r;
+}
+
+/*
+ * Put @r in a slot -- a free one, or the least recently asked for pin's --
+ * and give it to the firmware, unless the caller's mapping of it changed
+ * since it was pinned (the sequence from @seq): -EAGAIN.
+ */
+static int vnet_pin_publish(struct vnet_pins *pins, struct vnet_pin_region *r,
+			    unsigned long seq)
+{
+	struct vnet_nic *nic = pins->ep->nic;
+	struct vnet_fw_pin *fw;
+	int slot;
+
+	lockdep_assert_held(&pins->lock);
+	for (slot = 0; slot < VNET_NR_PINS; slot++)
+		if (!pins->region[slot])
+			break;
+	if (slot == VNET_NR_PINS) {
+		slot = vnet_pin_lru(pins);
+		vnet_pin_drop(pins, slot);
+	}
+	fw = &pins->ep->fw.pins[slot];
+	mutex_lock(&nic->fw_lock);
+	spin_lock(&pins->seq_lock);
+	if (mmu_interval_read_retry(&r->notifier, seq)) {
 		spin_unlock(&pins->seq_lock);
 		mutex_unlock(&nic->fw_lock);
-		vnet_seg_release(pages);
-		err = -EAGAIN;
+		return -EAGAIN;
 	}
-	mmu_interval_notifier_remove(&r->notifier);
-	return err;
+	/* In the table before the firmware can read it: transmit_seg. */
+	pins->region[slot] = r;
+	r->slot = slot;
+	r->used = ++pins->clock;
+	fw->base = vnet_seg_kaddr(r->pages);
+	fw->addr = r->addr;
+	fw->len = r->len;
+	fw->gen++;
+	WRITE_ONCE(fw->stale, false);
+	spin_unlock(&pins->seq_lock);
+	mutex_unlock(&nic->fw_lock);
+	return 0;
 }
 
 /* Drop every pin of @pins. */
@@ -249,21 +303,24 @@ static void vnet_pins_drop_all(struct vnet_pins *pins)
 
 	lockdep_assert_held(&pins->lock);
 	for (i = 0; i < VNET_NR_PINS; i++)
-		if (pins->region[i].pages)
-			vnet_pin_drop(&pins->region[i]);
+		if (pins->region[i])
+			vnet_pin_drop(pins, i);
 }
 
 /*
  * VNET_IOC_PIN: make [addr, addr + len) of the caller's memory a source of
- * @ep's XFERs, pinned now or already; len 0 (and addr 0) drops every pin.
+ * @ep's XFERs, pinned now or already; addr and len 0 drop every pin.
  * Messages still being read from a pin that is dropped, to make room or
  * on request, come back "bad segment".
  */
 int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
 {
+	u64 untagged = untagged_addr(addr);
 	struct vnet_pin_region *r;
 	struct vnet_pins *pins;
-	int err = 0;
+	unsigned int tries;
+	unsigned long seq;
+	int slot, err;
 
 	if (!len && !addr) {
 		/* As in vnet_ep_pins(). */
@@ -276,9 +333,15 @@ int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
 		mutex_unlock(&pins->lock);
 		return 0;
 	}
+	/*
+	 * The firmware compares the addresses descriptors carry with the
+	 * pins': a tagged one would match no notifier's range.
+	 */
 	if (!len || len > VNET_MAX_SEG_LEN || addr + len < addr ||
-	    !current->mm)
+	    untagged != addr || !current->mm)
 		return -EINVAL;
+	if (addr + len > TASK_SIZE)
+		return -EFAULT;
 	pins = vnet_ep_pins(ep);
 	if (!pins)
 		return -ENOMEM;
@@ -286,11 +349,24 @@ int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
 		return -EINTR;
 	/* Whatever went stale goes now, not when the work gets to it. */
 	vnet_pins_reap_locked(pins);
-	r = vnet_pin_lookup(pins, addr, len);
-	if (r)
-		r->used = ++pins->clock;
-	else
-		err = vnet_pin_fill(pins, vnet_pin_slot(pins), addr, len);
+	slot = vnet_pin_lookup(pins, addr, len);
+	if (slot >= 0) {
+		pins->region[slot]->used = ++pins->clock;
+		err = 0;
+	} else {
+		/* Each try that loses a race with a change of the mapping. */
+		for (tries = 0; tries < VNET_PIN_TRIES; tries++) {
+			r = vnet_pin_new(pins, addr, len, &seq);
+			if (IS_ERR(r)) {
+				err = PTR_ERR(r);
+				break;
+			}
+			err = vnet_pin_publish(pins, r, seq);
+			if (!err)
+				break;
+			vnet_pin_free(r);
+		}
+	}
 	mutex_unlock(&pins->lock);
 	return err;
 }
@@ -310,7 +386,7 @@ void vnet_ep_drop_pins(struct vnet_ep *ep)
 	mutex_unlock(&pins->lock);
 	/* No notifier is left to queue it again. */
 	cancel_work_sync(&pins->reap);
-	ep->pins = NULL;
+	WRITE_ONCE(ep->pins, NULL);
 	kfree(pins);
 }
 
@@ -326,28 +402,7 @@ struct page *vnet_pin_page(struct vnet_ep *ep, int src, u64 at,
 
 	lockdep_assert_held(&ep->nic->fw_lock);
 	if (WARN_ON_ONCE(!pins || src < 0 || src >= VNET_NR_PINS ||
-			 !pins->region[src].pages ||
-			 at >= ep->fw.pins[src].len))
+			 !pins->region[src] || at >= ep->fw.pins[src].len))
 		return NULL;
-	return vnet_seg_pin_page(pins->region[src].pages, at, off);
+	return vnet_seg_pin_page(pins->region[src]->pages, at, off);
 }
-
-#else /* !CONFIG_MMU_NOTIFIER */
-
-int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
-{
-	return -EOPNOTSUPP;
-}
-
-void vnet_ep_drop_pins(struct vnet_ep *ep)
-{
-}
-
-struct page *vnet_pin_page(struct vnet_ep *ep, int src, u64 at,
-			   unsigned int *off)
-{
-	WARN_ON_ONCE(1);
-	return NULL;
-}
-
-#endif

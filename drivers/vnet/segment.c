@@ -34,26 +34,47 @@ void vnet_seg_release(struct vnet_seg_pin *pin)
 	kfree(pin);
 }
 
+/* Pin @pin->npages pages from @addr with @gup_flags: 0 or -errno. */
+static int vnet_seg_pin_pages(struct vnet_seg_pin *pin, u64 addr,
+			      unsigned int gup_flags)
+{
+	long pinned = pin_user_pages_fast(addr & PAGE_MASK, pin->npages,
+					  gup_flags | FOLL_LONGTERM,
+					  pin->pages);
+
+	if (pinned == pin->npages)
+		return 0;
+	if (pinned > 0)
+		unpin_user_pages(pin->pages, pinned);
+	return pinned < 0 ? pinned : -EFAULT;
+}
+
 /*
  * Pin the pages of [addr, addr + len) of the caller's memory for as long as
- * the device may use them, @write for it to write them too; read-only pins
- * of private pages are unshared first (FOLL_PIN), so they stay the pages
- * the caller maps.  Returns where the first byte lies: vnet_seg_kaddr().
+ * the device may use them: for the device to write (@use VNET_SEG_LANDING),
+ * or only to read (VNET_SEG_SOURCE).  A source is pinned as if for writing
+ * where the caller may write it, so that a private page not written yet is
+ * given its own page now, not the shared zero page that the caller's first
+ * write would replace; read-only memory is pinned for reading, unshared
+ * first (FOLL_PIN), and either way a source's kernel mapping is read-only
+ * and its pages are not dirtied.  Returns where the first byte lies:
+ * vnet_seg_kaddr().
  */
-struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, bool write)
+struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, enum vnet_seg_use use)
 {
 	unsigned long first = addr >> PAGE_SHIFT;
 	unsigned long last = (addr + len - 1) >> PAGE_SHIFT;
+	bool landing = use == VNET_SEG_LANDING;
 	struct vnet_seg_pin *pin;
-	long pinned;
 	int err;
 
-	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
 	if (!pin)
 		return ERR_PTR(-ENOMEM);
 	pin->npages = last - first + 1;
 	pin->first_off = offset_in_page(addr);
-	pin->pages = kvcalloc(pin->npages, sizeof(*pin->pages), GFP_KERNEL);
+	pin->pages = kvcalloc(pin->npages, sizeof(*pin->pages),
+			      GFP_KERNEL_ACCOUNT);
 	if (!pin->pages) {
 		err = -ENOMEM;
 		goto err_free;
@@ -65,18 +86,15 @@ struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, bool write)
 	if (err)
 		goto err_mm;
 
-	pin->written = write;
-	pinned = pin_user_pages_fast(first << PAGE_SHIFT, pin->npages,
-				     (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
-				     pin->pages);
-	if (pinned != pin->npages) {
-		if (pinned > 0)
-			unpin_user_pages(pin->pages, pinned);
-		err = pinned < 0 ? pinned : -EFAULT;
+	pin->written = landing;
+	err = vnet_seg_pin_pages(pin, addr, FOLL_WRITE);
+	if (err == -EFAULT && !landing)
+		err = vnet_seg_pin_pages(pin, addr, 0);
+	if (err)
 		goto err_account;
-	}
 
-	pin->kaddr = vmap(pin->pages, pin->npages, VM_MAP, PAGE_KERNEL);
+	pin->kaddr = vmap(pin->pages, pin->npages, VM_MAP,
+			  landing ? PAGE_KERNEL : PAGE_KERNEL_RO);
 	if (!pin->kaddr) {
 		unpin_user_pages(pin->pages, pin->npages);
 		err = -ENOMEM;
@@ -108,7 +126,7 @@ int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len)
 	if (len) {
 		if (!current->mm)
 			return -EINVAL;
-		pin = vnet_seg_pin(addr, len, true);
+		pin = vnet_seg_pin(addr, len, VNET_SEG_LANDING);
 		if (IS_ERR(pin))
 			return PTR_ERR(pin);
 	}

@@ -254,7 +254,6 @@ struct vnet_fw_call {
 	struct llist_node node;
 	vnet_fw_call_fn fn;
 	void *arg;
-	u64 give_up;		/* when the poster stops spinning for it */
 	bool ran_at_post;	/* the lock was free: run by the post */
 	int done;		/* set, with release, by whoever ran it */
 };
@@ -327,17 +326,37 @@ void vnet_quota_uncharge(struct vnet_user *user);
 /* segment.c */
 int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len);
 struct page *vnet_seg_page(struct vnet_ep *ep, u64 at, unsigned int *off);
-struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, bool write);
+enum vnet_seg_use { VNET_SEG_LANDING, VNET_SEG_SOURCE };
+struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, enum vnet_seg_use use);
 void vnet_seg_release(struct vnet_seg_pin *pin);
 u8 *vnet_seg_kaddr(struct vnet_seg_pin *pin);
 struct page *vnet_seg_pin_page(struct vnet_seg_pin *pin, u64 at,
 			       unsigned int *off);
 
 /* pin.c */
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
 int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len);
 void vnet_ep_drop_pins(struct vnet_ep *ep);
 struct page *vnet_pin_page(struct vnet_ep *ep, int src, u64 at,
 			   unsigned int *off);
+#else
+/* Nothing could tell when a pin goes stale: no pins, and none to send. */
+static inline int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void vnet_ep_drop_pins(struct vnet_ep *ep)
+{
+}
+
+static inline struct page *vnet_pin_page(struct vnet_ep *ep, int src, u64 at,
+					 unsigned int *off)
+{
+	WARN_ON_ONCE(1);
+	return NULL;
+}
+#endif
 
 /* chardev.c */
 int vnet_chardev_init(void);

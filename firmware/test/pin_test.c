@@ -15,12 +15,18 @@
 #define PIN_LEN		(2u * VNET_XFER_MAX)
 #define PIN		3
 
+/* The test's own buffer behind a pin: the firmware only reads it. */
+static u8 *pin_bytes(struct sim_nic *s, u32 ep, int i)
+{
+	return (u8 *)s->ep[ep].fw.pins[i].base;
+}
+
 /* Pin @i of @s's endpoint @ep: @len bytes at the owner's address @addr. */
 static void give_pin(struct sim_nic *s, u32 ep, int i, u64 addr, u64 len)
 {
 	struct vnet_fw_pin *pin = &s->ep[ep].fw.pins[i];
 
-	free(pin->base);
+	free(pin_bytes(s, ep, i));
 	pin->base = calloc(1, len);
 	pin->addr = addr;
 	pin->len = len;
@@ -35,7 +41,7 @@ static void free_pins(struct sim_net *net)
 	for (n = 0; n < net->nr; n++)
 		for (e = 0; e < net->nic[n]->nr_eps; e++)
 			for (i = 0; i < VNET_NR_PINS; i++) {
-				free(net->nic[n]->ep[e].fw.pins[i].base);
+				free(pin_bytes(net->nic[n], e, i));
 				net->nic[n]->ep[e].fw.pins[i].base = NULL;
 			}
 }
@@ -85,7 +91,7 @@ FIXTURE_TEARDOWN(pin)
 /* The pin's bytes at @off: where a source of the sender's lies. */
 static u8 *pinned(FIXTURE_DATA(pin) *self, u64 off)
 {
-	return self->a->ep[0].fw.pins[PIN].base + off;
+	return pin_bytes(self->a, 0, PIN) + off;
 }
 
 static bool delivered(struct sim_net *net, void *arg)
@@ -305,7 +311,7 @@ TEST_F(pin, the_other_pin_that_holds_it)
 
 	give_pin(self->a, 0, 0, PIN_ADDR + 4096, LEN);
 	frag_fill(pinned(self, 4096), LEN, 13);
-	frag_fill(self->a->ep[0].fw.pins[0].base, LEN, 13);
+	frag_fill(pin_bytes(self->a, 0, 0), LEN, 13);
 	self->a->ep[0].fw.pins[PIN].stale = true;
 	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	expect_whole(_metadata, self, LEN, 13);
@@ -325,7 +331,7 @@ TEST(local_from_a_pin)
 	sim_map(a, 0, 0, 0, 1, TAG);
 	frag_give_seg(a, 1, VNET_XFER_MAX);
 	give_pin(a, 0, PIN, PIN_ADDR, PIN_LEN);
-	frag_fill(a->ep[0].fw.pins[PIN].base + 8, LEN, 14);
+	frag_fill(pin_bytes(a, 0, PIN) + 8, LEN, 14);
 	ASSERT_EQ(0, sim_post(a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	sim_net_run_for(&net, 100);
 	got = sim_peek(a, 1, VNET_Q_REQ_RECV);

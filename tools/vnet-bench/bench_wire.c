@@ -117,8 +117,9 @@ static const uint8_t *landed(struct vnet_endpoint *ep, unsigned int q,
 /*
  * The request for round trip or message @seq: @len bytes from the
  * client's staging slot or, past a medium payload, from area @area of its
- * segment into the same area of the server's; a pingpong echo of an XFER
- * lands in the client's area 1 (args[1]).
+ * segment (or, --pinned, of its pinned source) into the same area of the
+ * server's; a pingpong echo of an XFER lands in the client's area 1
+ * (args[1]).
  */
 static struct vnet_desc request(const struct wire *w, uint8_t handler,
 				uint32_t seq, uint32_t len, uint32_t area)
@@ -132,6 +133,10 @@ static struct vnet_desc request(const struct wire *w, uint8_t handler,
 		r.flags = VNET_DESC_XFER | VNET_DESC_FROM_SEG;
 		r.nargs = 2;
 		r.src_offset = area * w->area;
+		if (w->o->pinned) {
+			r.flags = VNET_DESC_XFER | VNET_DESC_FROM_PIN;
+			r.src_offset += (uintptr_t)w->xsrc;
+		}
 		r.offset = area * w->area;
 		r.args[1] = w->area;
 	}
@@ -281,9 +286,9 @@ static void pingpong(struct wire *w, uint8_t *buf, uint64_t *rtt,
 	uint32_t i, size = row->size, n = 0;
 	bool xfer = is_xfer(size);
 
-	/* An XFER's source is area 0 of the client's segment. */
+	/* An XFER's source is area 0 of the client's segment, or pin. */
 	if (xfer)
-		buf = w->cseg.mem;
+		buf = w->xsrc;
 	for (i = 0; i < size; i++)
 		buf[i] = (uint8_t)(i * 7 + size);
 	for (i = 0; i < WIRE_WARMUP + w->o->count; i++) {
@@ -385,7 +390,7 @@ static void bw(struct wire *w, uint8_t *buf, struct wire_row *row)
 			uint32_t a = xfer ? (uint32_t)__builtin_ctz(areas) : 0;
 			struct vnet_desc r = request(w, WIRE_H_REQUEST_NOECHO,
 						     seq, size, a);
-			uint8_t *src = xfer ? w->cseg.mem + a * w->area : buf;
+			uint8_t *src = xfer ? w->xsrc + a * w->area : buf;
 
 			stamp(src, size, seq);
 			if (vnet_endpoint_post(&w->cli, VNET_Q_REQ_SEND, &r,
@@ -418,6 +423,8 @@ static void print_header(FILE *csv, const struct wire_opts *o, uint32_t max)
 		printf(BENCH_NAME " %s: vnet%" PRIu32 " -> vnet%" PRIu32
 		       " (max payload %" PRIu32 "), ", o->bench, o->from,
 		       o->to, max);
+	if (o->pinned)
+		printf("XFERs from pinned memory, ");
 	if (!o->bw) {
 		printf("%" PRIu32 " round trips per size after %d warm-up, "
 		       "payload echoed\n%6s %10s %10s %10s %10s %10s %8s %7s\n",
@@ -709,6 +716,16 @@ int bench_cmd_wire(int argc, char **argv)
 				    WIRE_SLOTS * w.area);
 			goto out_cli;
 		}
+		w.xsrc = w.cseg.mem;
+	}
+	if (is_xfer(largest) && o.pinned) {
+		err = wire_pin_give(&w.cli, &w.pin, WIRE_SLOTS * w.area);
+		if (err) {
+			vnetctl_err(err, "pinning %" PRIu64 " bytes",
+				    WIRE_SLOTS * w.area);
+			goto out_cli;
+		}
+		w.xsrc = w.pin.mem;
 	}
 	if (o.remote) {
 		err = vnet_endpoint_map(&w.cli, 0, o.peer, o.tag);
@@ -756,5 +773,6 @@ out:
 out_cli:
 	vnet_endpoint_close(&w.cli);
 	wire_seg_drop(&w.cseg);
+	wire_seg_drop(&w.pin);
 	return ret;
 }

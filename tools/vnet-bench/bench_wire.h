@@ -50,6 +50,8 @@ struct wire_opts {
 	uint32_t sizes[WIRE_MAX_SIZES];
 	unsigned int nr_sizes;
 	const char *csv;
+	bool pinned;			/* XFERs from pinned memory, not the */
+					/* client's segment */
 };
 
 /*
@@ -69,6 +71,8 @@ struct wire {
 	uint64_t served;		/* atomic: requests answered */
 	struct wire_errs ce, se;	/* the client's, the server's */
 	struct wire_seg cseg, sseg;	/* segments, for XFERs */
+	struct wire_seg pin;		/* --pinned: the client's source */
+	uint8_t *xsrc;			/* where the client's XFERs are read */
 	uint64_t area;			/* bytes of one of WIRE_SLOTS areas */
 	uint32_t size;			/* where the client is, for stall() */
 	uint64_t sent, done;
@@ -89,5 +93,7 @@ int wire_max_payload(const struct wire_opts *o, uint32_t *max);
 int wire_seg_give(struct vnet_endpoint *ep, struct wire_seg *seg,
 		  uint64_t len);
 void wire_seg_drop(struct wire_seg *seg);
+int wire_pin_give(struct vnet_endpoint *ep, struct wire_seg *pin,
+		  uint64_t len);
 
 #endif /* _VNET_BENCH_WIRE_H */

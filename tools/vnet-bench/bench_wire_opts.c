@@ -119,7 +119,7 @@ static int parse_name(const char *s, struct vnet_name *name)
 }
 
 enum { OPT_FROM, OPT_TO, OPT_PEER, OPT_COUNT, OPT_SECONDS, OPT_SIZES,
-       OPT_CSV };
+       OPT_CSV, OPT_PINNED };
 
 static const struct bench_opt pingpong_opts[] = {
 	{ "--from", OPT_FROM, false },
@@ -128,6 +128,7 @@ static const struct bench_opt pingpong_opts[] = {
 	{ "--count", OPT_COUNT, false },
 	{ "--sizes", OPT_SIZES, false },
 	{ "--csv", OPT_CSV, false },
+	{ "--pinned", OPT_PINNED, true },
 	{ NULL, 0, false }
 };
 
@@ -138,6 +139,7 @@ static const struct bench_opt bw_opts[] = {
 	{ "--seconds", OPT_SECONDS, false },
 	{ "--sizes", OPT_SIZES, false },
 	{ "--csv", OPT_CSV, false },
+	{ "--pinned", OPT_PINNED, true },
 	{ NULL, 0, false }
 };
 
@@ -170,6 +172,9 @@ static int wire_option(int id, const char *v, struct wire_opts *o)
 	case OPT_SIZES:
 		return bench_parse_sizes(v, o->sizes, WIRE_MAX_SIZES,
 					 &o->nr_sizes, 0, VNET_XFER_MAX);
+	case OPT_PINNED:
+		o->pinned = true;
+		return 0;
 	default:	/* OPT_CSV */
 		o->csv = v;
 		return !*v;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The segments of vnet-bench pingpong, bw and serve: where XFERs of more
- * than a medium payload come from and land (bench_wire.h).
+ * than a medium payload come from and land (bench_wire.h); and with
+ * --pinned, the client's memory outside its segment that they come from.
  */
 #include <errno.h>
 #include <sys/ioctl.h>
@@ -34,6 +35,34 @@ int wire_seg_give(struct vnet_endpoint *ep, struct wire_seg *seg,
 	}
 	seg->mem = mem;
 	seg->len = len;
+	return 0;
+}
+
+/*
+ * Map @len bytes and pin them as a source of @ep's XFERs (VNET_IOC_PIN),
+ * as libvnet does a bulk source outside the segment.  Returns 0 or -errno.
+ */
+int wire_pin_give(struct vnet_endpoint *ep, struct wire_seg *pin,
+		  uint64_t len)
+{
+	struct vnet_pin p = { .len = len };
+	void *mem;
+
+	pin->mem = NULL;
+	pin->len = 0;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	p.addr = (uintptr_t)mem;
+	if (ioctl(ep->fd, VNET_IOC_PIN, &p)) {
+		int err = -errno;
+
+		munmap(mem, len);
+		return err;
+	}
+	pin->mem = mem;
+	pin->len = len;
 	return 0;
 }
 

@@ -209,6 +209,8 @@ struct vnet_seg {
 struct vnet_pin {
 	__u64 addr;
 	__u64 len;
+	__u32 flags;			/* none yet: must be 0 */
+	__u32 __pad;			/* must be 0 */
 };
 
 #define VNET_NR_PINS		16

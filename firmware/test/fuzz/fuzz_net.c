@@ -204,7 +204,8 @@ static void fz_transmit_seg(void *ctx, u32 peer, const void *hdr,
 			    int src, u64 offset, u32 len)
 {
 	bool seg = src == VNET_FW_SRC_SEG;
-	u8 *base = seg ? ep->seg : ep->pins[src].base;
+	/* The fuzzer's own buffers, which a racing user may write. */
+	u8 *base = seg ? ep->seg : (u8 *)ep->pins[src].base;
 	u64 size = seg ? ep->seg_len : ep->pins[src].len;
 	static u8 pkt[VNET_WIRE_MAX];
 	struct sim_nic *s = ctx;

@@ -84,7 +84,7 @@ struct amvnet_ep {
 	tag_t tag;
 	void *seg_addr;
 	uintptr_t seg_len;
-	bool no_pins;			/* VNET_IOC_PIN said EOPNOTSUPP */
+	bool no_pins;			/* VNET_IOC_PIN: EOPNOTSUPP, ENOTTY */
 	uint32_t nic_index;		/* for VNET_IOC_NIC_INFO */
 	uint32_t credits;		/* K */
 	uint32_t outstanding;		/* requests (fragments) in flight */

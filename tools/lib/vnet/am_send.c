@@ -253,7 +253,8 @@ static uint8_t amv_in_place(struct amvnet_ep *ep, const void *src,
 		return 0;
 	if (!ioctl(ep->raw.fd, VNET_IOC_PIN, &p))
 		return VNET_DESC_FROM_PIN;
-	if (errno == EOPNOTSUPP)
+	/* A kernel or module that will never pin: ask no more. */
+	if (errno == EOPNOTSUPP || errno == ENOTTY)
 		ep->no_pins = true;
 	return 0;
 }
