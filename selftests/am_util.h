@@ -3,11 +3,7 @@
 #ifndef _VNET_AM_SELFTEST_UTIL_H
 #define _VNET_AM_SELFTEST_UTIL_H
 
-#include <linux/capability.h>
 #include <sched.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -71,18 +67,7 @@ static inline bool am_poll_until(eb_t eb, volatile int *count, int want)
  */
 static inline int am_no_more_pins(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	struct rlimit none = { 0, 0 };
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
-	if (syscall(SYS_capset, &hdr, data))
-		return -1;
-	return setrlimit(RLIMIT_MEMLOCK, &none);
+	return vnet_memlock_limit(0);
 }
 
 /* What handler 0 saw, for the returned-message tests. */

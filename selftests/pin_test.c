@@ -293,6 +293,36 @@ TEST_F(pin, the_least_recently_asked_for_goes)
 }
 
 /*
+ * Past the locked-memory limit the least recently asked for pins make
+ * room; a range that would not fit even without them fails, and leaves
+ * them pinned.
+ */
+TEST_F(pin, the_locked_memory_limit_makes_room)
+{
+	const size_t piece = 64 << 10;
+	uint8_t *area = map_anon(NULL, 4 * piece);
+
+	NEED_PINS();
+	ASSERT_NE(MAP_FAILED, area);
+	fill(area, 4 * piece, 13);
+	ASSERT_EQ(0, vnet_memlock_limit(self->locked * 1024 + 3 * piece));
+	ASSERT_EQ(0, pin(&self->cli, area, piece));
+	ASSERT_EQ(0, pin(&self->cli, area + piece, piece));
+	ASSERT_EQ(0, pin(&self->cli, area + 2 * piece, piece));
+	ASSERT_EQ(0, pin(&self->cli, area + 3 * piece, piece));
+	EXPECT_EQ(self->locked + 3 * piece / 1024, locked_kb());
+	EXPECT_EQ(VNET_RET_BAD_SEGMENT, send_from(self, area, piece));
+	ASSERT_EQ(0, send_from(self, area + 3 * piece, piece));
+	EXPECT_EQ(0, memcmp(self->seg, area + 3 * piece, piece));
+
+	EXPECT_EQ(-ENOMEM, pin(&self->cli, self->src, LEN));
+	EXPECT_EQ(self->locked + 3 * piece / 1024, locked_kb());
+	ASSERT_EQ(0, send_from(self, area + piece, piece));
+	EXPECT_EQ(0, memcmp(self->seg, area + piece, piece));
+	munmap(area, 4 * piece);
+}
+
+/*
  * What cannot be pinned: nothing, too much, a range that wraps, memory
  * not mapped or not readable, and the endpoint's own frame.  Read-only
  * memory can be, and is sent.
@@ -327,20 +357,22 @@ TEST_F(pin, refused_ranges)
 }
 
 /*
- * Another process that shares the endpoint (here a child, its copy of the
- * memory at the same address written since) pins: the pins are its now,
- * the parent's are dropped and its locked memory given back, and a
- * message from the address carries the child's bytes until the parent
- * pins again.
+ * The pins are one process's at a time.  Another process that shares the
+ * endpoint (here a child, its copy of the memory at the same address
+ * written since) is refused while the parent has pins, and pins once the
+ * parent has dropped them; a message from the address then carries the
+ * child's bytes, and the parent is refused.  Once the child is gone, its
+ * pins go with it.
  */
-TEST_F(pin, another_process_takes_the_pins)
+TEST_F(pin, one_process_at_a_time)
 {
-	int status, ready[2];
+	int status, up[2], down[2];
 	char c;
 	pid_t pid;
 
 	NEED_PINS();
-	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
 	fill(self->src, LEN, 11);
 	ASSERT_EQ(0, pin(&self->cli, self->src, LEN));
 	ASSERT_EQ(0, send_from(self, self->src, LEN));
@@ -349,25 +381,37 @@ TEST_F(pin, another_process_takes_the_pins)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		fill(self->src, LEN, 12);
+		c = pin(&self->cli, self->src, LEN) == -EBUSY &&
+		    pin(&self->cli, NULL, 0) == -EBUSY ? 'b' : 'n';
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(1);
 		c = pin(&self->cli, self->src, LEN) ? 'n' : 'y';
-		if (write(ready[1], &c, 1) != 1)
+		if (write(up[1], &c, 1) != 1)
 			_exit(1);
 		for (;;)
 			pause();
 	}
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	EXPECT_EQ('y', c);
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	EXPECT_EQ('b', c);
+	EXPECT_EQ(self->locked + LEN / 1024, locked_kb());
+	ASSERT_EQ(0, pin(&self->cli, NULL, 0));
 	EXPECT_EQ(self->locked, locked_kb());
+	ASSERT_EQ(1, write(down[1], &c, 1));
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	EXPECT_EQ('y', c);
 	ASSERT_EQ(0, send_from(self, self->src, LEN));
 	EXPECT_TRUE(same(self->seg, LEN, 12));
+	EXPECT_EQ(-EBUSY, pin(&self->cli, self->src, LEN));
 
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, pin(&self->cli, self->src, LEN));
 	ASSERT_EQ(0, send_from(self, self->src, LEN));
 	EXPECT_TRUE(same(self->seg, LEN, 11));
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	close(ready[0]);
-	close(ready[1]);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
 }
 
 /*

@@ -10,9 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <vnet/endpoint.h>
 
@@ -165,6 +169,26 @@ static inline double vnet_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Hold this process to @bytes of locked memory, even as root, which
+ * CAP_IPC_LOCK would let past it: 0 or -1.
+ */
+static inline int vnet_memlock_limit(unsigned long bytes)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	struct rlimit lim = { bytes, bytes };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	if (syscall(SYS_capset, &hdr, data))
+		return -1;
+	return setrlimit(RLIMIT_MEMLOCK, &lim);
 }
 
 static inline struct vnet_desc vnet_short(unsigned int handler,

@@ -17,10 +17,10 @@
  * read in progress, then unpin its pages.
  *
  * The pins are one process's at a time: the firmware finds a pin by
- * address, and two processes' pins of one address would be two pins of
- * different memory.  A PIN from another process drops the pins of the one
- * before.  Whoever holds the endpoint's file may send from its pins, as
- * from its segment.
+ * address when it takes a message, and two processes' pins of one address
+ * would be two pins of different memory.  While one process has pins, a
+ * PIN from another fails with EBUSY.  Whoever holds the endpoint's file
+ * may send from its pins, as from its segment.
  *
  * Locking: pins->lock (a mutex) guards the table and is held across
  * pinning; nic->fw_lock nests inside it, and pins->seq_lock (the notifiers'
@@ -89,8 +89,9 @@ static bool vnet_pin_invalidate(struct mmu_interval_notifier *mni,
 	if (stale && slot >= 0)
 		WRITE_ONCE(pins->ep->fw.pins[slot].stale, true);
 	spin_unlock(&pins->seq_lock);
+	/* Unbound: it may wait for mmap_lock, and for a PIN in progress. */
 	if (stale && slot >= 0)
-		schedule_work(&pins->reap);
+		queue_work(system_unbound_wq, &pins->reap);
 	return true;
 }
 
@@ -106,16 +107,15 @@ static void vnet_pin_free(struct vnet_pin_region *r)
 	kfree(r);
 }
 
-/* Take the region in @slot from the firmware, then unpin it. */
-static void vnet_pin_drop(struct vnet_pins *pins, unsigned int slot)
+/* Take the region in @slot from the firmware and the table; returns it. */
+static struct vnet_pin_region *vnet_pin_unpublish(struct vnet_pins *pins,
+						  unsigned int slot)
 {
 	struct vnet_pin_region *r = pins->region[slot];
-	struct vnet_nic *nic = pins->ep->nic;
 	struct vnet_fw_pin *fw = &pins->ep->fw.pins[slot];
 
-	lockdep_assert_held(&pins->lock);
-	mutex_lock(&nic->fw_lock);
-	spin_lock(&pins->seq_lock);
+	lockdep_assert_held(&pins->ep->nic->fw_lock);
+	lockdep_assert_held(&pins->seq_lock);
 	fw->base = NULL;
 	fw->addr = 0;
 	fw->len = 0;
@@ -123,6 +123,19 @@ static void vnet_pin_drop(struct vnet_pins *pins, unsigned int slot)
 	WRITE_ONCE(fw->stale, false);
 	pins->region[slot] = NULL;
 	r->slot = -1;
+	return r;
+}
+
+/* Take the region in @slot from the firmware, then unpin it. */
+static void vnet_pin_drop(struct vnet_pins *pins, unsigned int slot)
+{
+	struct vnet_nic *nic = pins->ep->nic;
+	struct vnet_pin_region *r;
+
+	lockdep_assert_held(&pins->lock);
+	mutex_lock(&nic->fw_lock);
+	spin_lock(&pins->seq_lock);
+	r = vnet_pin_unpublish(pins, slot);
 	spin_unlock(&pins->seq_lock);
 	mutex_unlock(&nic->fw_lock);
 	vnet_pin_free(r);
@@ -171,28 +184,37 @@ static struct vnet_pins *vnet_ep_pins(struct vnet_ep *ep)
 	return pins;
 }
 
-/*
- * Drop the pins of any other process than the caller's, and find one of
- * the caller's that holds [addr, addr + len): its slot, or -1.
- */
+/* Does another process than the caller have pins here? */
+static bool vnet_pins_others(struct vnet_pins *pins)
+{
+	unsigned int i;
+
+	for (i = 0; i < VNET_NR_PINS; i++)
+		if (pins->region[i] && pins->region[i]->mm != current->mm)
+			return true;
+	return false;
+}
+
+/* A pin of the caller's that holds [addr, addr + len): its slot, or -1. */
 static int vnet_pin_lookup(struct vnet_pins *pins, u64 addr, u64 len)
 {
-	int i, found = -1;
+	int i;
 
 	for (i = 0; i < VNET_NR_PINS; i++) {
 		struct vnet_pin_region *r = pins->region[i];
 
-		if (!r)
-			continue;
-		if (r->mm != current->mm) {
-			vnet_pin_drop(pins, i);
-			continue;
-		}
-		if (found < 0 && addr >= r->addr && addr - r->addr <= r->len &&
+		if (r && addr >= r->addr && addr - r->addr <= r->len &&
 		    len <= r->len - (addr - r->addr))
-			found = i;
+			return i;
 	}
-	return found;
+	return -1;
+}
+
+/* Pages of [addr, addr + len). */
+static unsigned long vnet_pin_npages(u64 addr, u64 len)
+{
+	return (round_up(addr + len, PAGE_SIZE) -
+		round_down(addr, PAGE_SIZE)) >> PAGE_SHIFT;
 }
 
 /* The least recently asked for pin's slot, or -1 when there is none. */
@@ -208,10 +230,36 @@ static int vnet_pin_lru(struct vnet_pins *pins)
 }
 
 /*
- * Pin [addr, addr + len) into a new region; -EAGAIN if the caller's mapping
- * of it changed meanwhile.  Past the locked-memory limit, the least
- * recently asked for pins make room.  Not yet in the table: the firmware
- * cannot see it.
+ * Past the locked-memory limit, the least recently asked for pins make
+ * room for @npages more -- if all of them would: a range that cannot fit
+ * even so leaves them pinned, and its PIN fails.  The limit and what is
+ * locked are checked again when the pages are charged.
+ */
+static void vnet_pin_make_room(struct vnet_pins *pins, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long locked = READ_ONCE(current->mm->locked_vm), mine = 0;
+	int i;
+
+	lockdep_assert_held(&pins->lock);
+	if (locked + npages <= limit || capable(CAP_IPC_LOCK))
+		return;
+	for (i = 0; i < VNET_NR_PINS; i++)
+		if (pins->region[i])
+			mine += vnet_pin_npages(pins->region[i]->addr,
+						pins->region[i]->len);
+	if (locked - min(mine, locked) + npages > limit)
+		return;
+	while (locked + npages > limit && (i = vnet_pin_lru(pins)) >= 0) {
+		locked -= min(locked, vnet_pin_npages(pins->region[i]->addr,
+						      pins->region[i]->len));
+		vnet_pin_drop(pins, i);
+	}
+}
+
+/*
+ * Pin [addr, addr + len) into a new region.  Not yet in the table: the
+ * firmware cannot see it.
  */
 static struct vnet_pin_region *vnet_pin_new(struct vnet_pins *pins, u64 addr,
 					    u64 len, unsigned long *seq)
@@ -233,20 +281,13 @@ static struct vnet_pin_region *vnet_pin_new(struct vnet_pins *pins, u64 addr,
 		kfree(r);
 		return ERR_PTR(err);
 	}
-	for (;;) {
-		int lru = vnet_pin_lru(pins);
-
-		*seq = mmu_interval_read_begin(&r->notifier);
-		r->pages = vnet_seg_pin(addr, len, VNET_SEG_SOURCE);
-		if (!IS_ERR(r->pages))
-			break;
+	*seq = mmu_interval_read_begin(&r->notifier);
+	r->pages = vnet_seg_pin(addr, len, VNET_SEG_SOURCE);
+	if (IS_ERR(r->pages)) {
 		err = PTR_ERR(r->pages);
 		r->pages = NULL;
-		if (err != -ENOMEM || lru < 0) {
-			vnet_pin_free(r);
-			return ERR_PTR(err);
-		}
-		vnet_pin_drop(pins, lru);
+		vnet_pin_free(r);
+		return ERR_PTR(err);
 	}
 	r->mm = current->mm;
 	r->addr = addr;
@@ -255,26 +296,20 @@ static struct vnet_pin_region *vnet_pin_new(struct vnet_pins *pins, u64 addr,
 }
 
 /*
- * Put @r in a slot -- a free one, or the least recently asked for pin's --
- * and give it to the firmware, unless the caller's mapping of it changed
- * since it was pinned (the sequence from @seq): -EAGAIN.
+ * Put @r in a slot -- a free one, or the least recently asked for pin's,
+ * which goes -- and give it to the firmware, unless the caller's mapping
+ * of it changed since it was pinned (the sequence from @seq): -EAGAIN,
+ * and no pin goes.
  */
 static int vnet_pin_publish(struct vnet_pins *pins, struct vnet_pin_region *r,
 			    unsigned long seq)
 {
+	struct vnet_pin_region *old = NULL;
 	struct vnet_nic *nic = pins->ep->nic;
 	struct vnet_fw_pin *fw;
 	int slot;
 
 	lockdep_assert_held(&pins->lock);
-	for (slot = 0; slot < VNET_NR_PINS; slot++)
-		if (!pins->region[slot])
-			break;
-	if (slot == VNET_NR_PINS) {
-		slot = vnet_pin_lru(pins);
-		vnet_pin_drop(pins, slot);
-	}
-	fw = &pins->ep->fw.pins[slot];
 	mutex_lock(&nic->fw_lock);
 	spin_lock(&pins->seq_lock);
 	if (mmu_interval_read_retry(&r->notifier, seq)) {
@@ -282,6 +317,14 @@ static int vnet_pin_publish(struct vnet_pins *pins, struct vnet_pin_region *r,
 		mutex_unlock(&nic->fw_lock);
 		return -EAGAIN;
 	}
+	for (slot = 0; slot < VNET_NR_PINS; slot++)
+		if (!pins->region[slot])
+			break;
+	if (slot == VNET_NR_PINS) {
+		slot = vnet_pin_lru(pins);
+		old = vnet_pin_unpublish(pins, slot);
+	}
+	fw = &pins->ep->fw.pins[slot];
 	/* In the table before the firmware can read it: transmit_seg. */
 	pins->region[slot] = r;
 	r->slot = slot;
@@ -293,6 +336,8 @@ static int vnet_pin_publish(struct vnet_pins *pins, struct vnet_pin_region *r,
 	WRITE_ONCE(fw->stale, false);
 	spin_unlock(&pins->seq_lock);
 	mutex_unlock(&nic->fw_lock);
+	if (old)
+		vnet_pin_free(old);
 	return 0;
 }
 
@@ -311,7 +356,8 @@ static void vnet_pins_drop_all(struct vnet_pins *pins)
  * VNET_IOC_PIN: make [addr, addr + len) of the caller's memory a source of
  * @ep's XFERs, pinned now or already; addr and len 0 drop every pin.
  * Messages still being read from a pin that is dropped, to make room or
- * on request, come back "bad segment".
+ * on request, come back "bad segment".  -EBUSY while another process has
+ * pins here.
  */
 int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
 {
@@ -329,9 +375,12 @@ int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
 			return 0;
 		if (mutex_lock_killable(&pins->lock))
 			return -EINTR;
-		vnet_pins_drop_all(pins);
+		vnet_pins_reap_locked(pins);
+		err = vnet_pins_others(pins) ? -EBUSY : 0;
+		if (!err)
+			vnet_pins_drop_all(pins);
 		mutex_unlock(&pins->lock);
-		return 0;
+		return err;
 	}
 	/*
 	 * The firmware compares the addresses descriptors carry with the
@@ -347,13 +396,19 @@ int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
 		return -ENOMEM;
 	if (mutex_lock_killable(&pins->lock))
 		return -EINTR;
-	/* Whatever went stale goes now, not when the work gets to it. */
+	/*
+	 * Whatever went stale goes now, not when the work gets to it: the
+	 * pins of a process that exited, among them.
+	 */
 	vnet_pins_reap_locked(pins);
 	slot = vnet_pin_lookup(pins, addr, len);
-	if (slot >= 0) {
+	if (vnet_pins_others(pins)) {
+		err = -EBUSY;
+	} else if (slot >= 0) {
 		pins->region[slot]->used = ++pins->clock;
 		err = 0;
 	} else {
+		vnet_pin_make_room(pins, vnet_pin_npages(addr, len));
 		/* Each try that loses a race with a change of the mapping. */
 		for (tries = 0; tries < VNET_PIN_TRIES; tries++) {
 			r = vnet_pin_new(pins, addr, len, &seq);

@@ -49,16 +49,27 @@ static int vnet_seg_pin_pages(struct vnet_seg_pin *pin, u64 addr,
 	return pinned < 0 ? pinned : -EFAULT;
 }
 
+/* Is any page of @pin the shared zero page? */
+static bool vnet_seg_pin_has_zero_page(const struct vnet_seg_pin *pin)
+{
+	unsigned long i;
+
+	for (i = 0; i < pin->npages; i++)
+		if (is_zero_pfn(page_to_pfn(pin->pages[i])))
+			return true;
+	return false;
+}
+
 /*
  * Pin the pages of [addr, addr + len) of the caller's memory for as long as
  * the device may use them: for the device to write (@use VNET_SEG_LANDING),
- * or only to read (VNET_SEG_SOURCE).  A source is pinned as if for writing
- * where the caller may write it, so that a private page not written yet is
- * given its own page now, not the shared zero page that the caller's first
- * write would replace; read-only memory is pinned for reading, unshared
- * first (FOLL_PIN), and either way a source's kernel mapping is read-only
- * and its pages are not dirtied.  Returns where the first byte lies:
- * vnet_seg_kaddr().
+ * or only to read (VNET_SEG_SOURCE).  A source is pinned for reading,
+ * unshared first (FOLL_PIN), so its pages stay the ones the caller maps --
+ * but for a private page not written yet, which reads as the shared zero
+ * page that the caller's first write replaces: then the range is pinned
+ * as for writing, which gives it its own page now.  Either way a source's
+ * kernel mapping is read-only and its pages are not dirtied.  Returns
+ * where the first byte lies: vnet_seg_kaddr().
  */
 struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, enum vnet_seg_use use)
 {
@@ -87,9 +98,14 @@ struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, enum vnet_seg_use use)
 		goto err_mm;
 
 	pin->written = landing;
-	err = vnet_seg_pin_pages(pin, addr, FOLL_WRITE);
-	if (err == -EFAULT && !landing)
-		err = vnet_seg_pin_pages(pin, addr, 0);
+	err = vnet_seg_pin_pages(pin, addr, landing ? FOLL_WRITE : 0);
+	if (!err && !landing && vnet_seg_pin_has_zero_page(pin)) {
+		unpin_user_pages(pin->pages, pin->npages);
+		err = vnet_seg_pin_pages(pin, addr, FOLL_WRITE);
+		/* Not writable: the zero page stays what it reads. */
+		if (err == -EFAULT)
+			err = vnet_seg_pin_pages(pin, addr, 0);
+	}
 	if (err)
 		goto err_account;
 
