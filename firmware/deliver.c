@@ -407,20 +407,24 @@ static const u8 *vnet_fw_payload(const struct vnet_fw_ep *src,
 {
 	int pin;
 
-	in->pin = VNET_FW_SRC_SEG;
-	in->gen = src->seg_gen;
-	in->at = d->src_offset;
 	if (d->flags & VNET_DESC_FROM_PIN) {
+		/* Found holding all of it, and not stale. */
 		pin = vnet_fw_pin_find(src, d->src_offset, d->len);
 		if (pin < 0)
 			return NULL;
 		in->pin = pin;
 		in->gen = src->pins[pin].gen;
 		in->at = d->src_offset - src->pins[pin].addr;
-	} else if (!(d->flags & VNET_DESC_FROM_SEG)) {
-		return src->staging + VNET_STAGING_SLOT(q, sidx);
+		return src->pins[pin].base + in->at;
 	}
-	return vnet_fw_src_bytes(src, in->pin, in->gen, in->at, d->len);
+	if (!(d->flags & VNET_DESC_FROM_SEG))
+		return src->staging + VNET_STAGING_SLOT(q, sidx);
+	in->pin = VNET_FW_SRC_SEG;
+	in->gen = src->seg_gen;
+	in->at = d->src_offset;
+	if (!vnet_fw_seg_fits(src, d->src_offset, d->len))
+		return NULL;
+	return src->seg + d->src_offset;
 }
 
 /*

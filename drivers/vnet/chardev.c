@@ -129,16 +129,17 @@ static vm_fault_t vnet_frame_map(struct vm_fault *vmf, void *card,
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
 	for (i = 0; i < VNET_FRAME_SIZE >> PAGE_SHIFT; i++) {
-		unsigned long pfn = vmalloc_to_pfn(card + i * PAGE_SIZE);
+		unsigned long pfn;
 
-		if (i == pgoff) {
-			ret = vmf_insert_pfn(vma, vmf->address, pfn);
-			continue;
-		}
 		/* Pages of the frame outside this mapping of it. */
 		if (first + i < vma->vm_pgoff ||
 		    first + i - vma->vm_pgoff >= vma_pages(vma))
 			continue;
+		pfn = vmalloc_to_pfn(card + i * PAGE_SIZE);
+		if (i == pgoff) {
+			ret = vmf_insert_pfn(vma, vmf->address, pfn);
+			continue;
+		}
 		/* Already mapped, or no memory for it: its own fault will say. */
 		vmf_insert_pfn(vma, vma->vm_start +
 			       ((first + i - vma->vm_pgoff) << PAGE_SHIFT), pfn);

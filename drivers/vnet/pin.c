@@ -107,20 +107,31 @@ static void vnet_pin_free(struct vnet_pin_region *r)
 	kfree(r);
 }
 
+/*
+ * What the firmware sees in @slot: @r's pages, or none.  A new generation
+ * either way, so that no train goes on in it.
+ */
+static void vnet_pin_set_fw(struct vnet_pins *pins, unsigned int slot,
+			    struct vnet_pin_region *r)
+{
+	struct vnet_fw_pin *fw = &pins->ep->fw.pins[slot];
+
+	lockdep_assert_held(&pins->ep->nic->fw_lock);
+	lockdep_assert_held(&pins->seq_lock);
+	fw->base = r ? vnet_seg_kaddr(r->pages) : NULL;
+	fw->addr = r ? r->addr : 0;
+	fw->len = r ? r->len : 0;
+	fw->gen++;
+	WRITE_ONCE(fw->stale, false);
+}
+
 /* Take the region in @slot from the firmware and the table; returns it. */
 static struct vnet_pin_region *vnet_pin_unpublish(struct vnet_pins *pins,
 						  unsigned int slot)
 {
 	struct vnet_pin_region *r = pins->region[slot];
-	struct vnet_fw_pin *fw = &pins->ep->fw.pins[slot];
 
-	lockdep_assert_held(&pins->ep->nic->fw_lock);
-	lockdep_assert_held(&pins->seq_lock);
-	fw->base = NULL;
-	fw->addr = 0;
-	fw->len = 0;
-	fw->gen++;
-	WRITE_ONCE(fw->stale, false);
+	vnet_pin_set_fw(pins, slot, NULL);
 	pins->region[slot] = NULL;
 	r->slot = -1;
 	return r;
@@ -210,13 +221,6 @@ static int vnet_pin_lookup(struct vnet_pins *pins, u64 addr, u64 len)
 	return -1;
 }
 
-/* Pages of [addr, addr + len). */
-static unsigned long vnet_pin_npages(u64 addr, u64 len)
-{
-	return (round_up(addr + len, PAGE_SIZE) -
-		round_down(addr, PAGE_SIZE)) >> PAGE_SHIFT;
-}
-
 /* The least recently asked for pin's slot, or -1 when there is none. */
 static int vnet_pin_lru(struct vnet_pins *pins)
 {
@@ -246,12 +250,12 @@ static void vnet_pin_make_room(struct vnet_pins *pins, unsigned long npages)
 		return;
 	for (i = 0; i < VNET_NR_PINS; i++)
 		if (pins->region[i])
-			mine += vnet_pin_npages(pins->region[i]->addr,
+			mine += vnet_seg_npages(pins->region[i]->addr,
 						pins->region[i]->len);
 	if (locked - min(mine, locked) + npages > limit)
 		return;
 	while (locked + npages > limit && (i = vnet_pin_lru(pins)) >= 0) {
-		locked -= min(locked, vnet_pin_npages(pins->region[i]->addr,
+		locked -= min(locked, vnet_seg_npages(pins->region[i]->addr,
 						      pins->region[i]->len));
 		vnet_pin_drop(pins, i);
 	}
@@ -306,7 +310,6 @@ static int vnet_pin_publish(struct vnet_pins *pins, struct vnet_pin_region *r,
 {
 	struct vnet_pin_region *old = NULL;
 	struct vnet_nic *nic = pins->ep->nic;
-	struct vnet_fw_pin *fw;
 	int slot;
 
 	lockdep_assert_held(&pins->lock);
@@ -324,16 +327,11 @@ static int vnet_pin_publish(struct vnet_pins *pins, struct vnet_pin_region *r,
 		slot = vnet_pin_lru(pins);
 		old = vnet_pin_unpublish(pins, slot);
 	}
-	fw = &pins->ep->fw.pins[slot];
 	/* In the table before the firmware can read it: transmit_seg. */
 	pins->region[slot] = r;
 	r->slot = slot;
 	r->used = ++pins->clock;
-	fw->base = vnet_seg_kaddr(r->pages);
-	fw->addr = r->addr;
-	fw->len = r->len;
-	fw->gen++;
-	WRITE_ONCE(fw->stale, false);
+	vnet_pin_set_fw(pins, slot, r);
 	spin_unlock(&pins->seq_lock);
 	mutex_unlock(&nic->fw_lock);
 	if (old)
@@ -408,7 +406,7 @@ int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)
 		pins->region[slot]->used = ++pins->clock;
 		err = 0;
 	} else {
-		vnet_pin_make_room(pins, vnet_pin_npages(addr, len));
+		vnet_pin_make_room(pins, vnet_seg_npages(addr, len));
 		/* Each try that loses a race with a change of the mapping. */
 		for (tries = 0; tries < VNET_PIN_TRIES; tries++) {
 			r = vnet_pin_new(pins, addr, len, &seq);

@@ -34,6 +34,12 @@ void vnet_seg_release(struct vnet_seg_pin *pin)
 	kfree(pin);
 }
 
+/* Pages of [addr, addr + len), len > 0. */
+unsigned long vnet_seg_npages(u64 addr, u64 len)
+{
+	return ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
+}
+
 /* Pin @pin->npages pages from @addr with @gup_flags: 0 or -errno. */
 static int vnet_seg_pin_pages(struct vnet_seg_pin *pin, u64 addr,
 			      unsigned int gup_flags)
@@ -73,8 +79,6 @@ static bool vnet_seg_pin_has_zero_page(const struct vnet_seg_pin *pin)
  */
 struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, enum vnet_seg_use use)
 {
-	unsigned long first = addr >> PAGE_SHIFT;
-	unsigned long last = (addr + len - 1) >> PAGE_SHIFT;
 	bool landing = use == VNET_SEG_LANDING;
 	struct vnet_seg_pin *pin;
 	int err;
@@ -82,7 +86,7 @@ struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, enum vnet_seg_use use)
 	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
 	if (!pin)
 		return ERR_PTR(-ENOMEM);
-	pin->npages = last - first + 1;
+	pin->npages = vnet_seg_npages(addr, len);
 	pin->first_off = offset_in_page(addr);
 	pin->pages = kvcalloc(pin->npages, sizeof(*pin->pages),
 			      GFP_KERNEL_ACCOUNT);

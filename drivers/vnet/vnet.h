@@ -327,6 +327,7 @@ void vnet_quota_uncharge(struct vnet_user *user);
 int vnet_ep_set_seg(struct vnet_ep *ep, u64 addr, u64 len);
 struct page *vnet_seg_page(struct vnet_ep *ep, u64 at, unsigned int *off);
 enum vnet_seg_use { VNET_SEG_LANDING, VNET_SEG_SOURCE };
+unsigned long vnet_seg_npages(u64 addr, u64 len);
 struct vnet_seg_pin *vnet_seg_pin(u64 addr, u64 len, enum vnet_seg_use use);
 void vnet_seg_release(struct vnet_seg_pin *pin);
 u8 *vnet_seg_kaddr(struct vnet_seg_pin *pin);
