@@ -5,7 +5,8 @@
  * an endpoint with work gets up to nic->burst send attempts per visit and the
  * firmware loiters on it for the rest of them, because a process that just
  * sent tends to send again -- or until it has copied a megabyte of
- * payload.  Each round starts just past the frame that sent first in the
+ * payload, or the host has posted a command (a loiter of 256 attempts is
+ * what a move waited for most).  Each round starts just past the frame that sent first in the
  * last round that sent anything, so that every endpoint with work goes
  * first in turn: starting one frame further on would not do on a NIC whose
  * few busy endpoints sit in the first of its many frames -- most rounds
@@ -89,6 +90,9 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 		}
 		/* Loitering past a held message would only spin on it. */
 		if (!progress && ep->held)
+			break;
+		/* The host waits for the turn to end, to move a frame. */
+		if (fw_read_once(nic->host_waits))
 			break;
 	}
 	return moved;

@@ -591,6 +591,14 @@ struct vnet_fw_nic {
 	bool zero_copy;
 	u32 rr_next;
 	bool held;			/* a message waits on a busy destination */
+	/*
+	 * Set by the host when it has posted a command, cleared by the host
+	 * when it runs them: an endpoint's turn ends at its next send
+	 * attempt, so that the command runs at the turn's boundary without
+	 * waiting for the rest of the burst.  A hint: a turn cut short is
+	 * only a shorter turn.
+	 */
+	bool host_waits;
 
 	/* The transport.  Tables and buffers are allocated by the host. */
 	u32 mtu;			/* largest packet the link carries */

@@ -10,8 +10,9 @@
  * that was 42 to 45% of what a fault-in cost (design.rst, "The flush,
  * split", measured before this).  The firmware looks for commands after
  * every turn that sent something, between two received packets and
- * before and after each round, so a command waits for the turn in
- * progress only.
+ * before and after each round, and a posted command ends the turn in
+ * progress at its next send attempt (nic->fw.host_waits): a command waits
+ * for the message in progress, not for the rest of a turn's burst.
  *
  * A command is run exactly once, under fw_lock, by whoever holds the lock
  * next at a point where the firmware touches no endpoint: the firmware
@@ -40,6 +41,12 @@ void vnet_fw_run_calls(struct vnet_nic *nic)
 	struct llist_node *calls;
 
 	lockdep_assert_held(&nic->fw_lock);
+	/*
+	 * Before the list is taken: a command posted after this sets it
+	 * again, and one posted before is run now.
+	 */
+	if (READ_ONCE(nic->fw.host_waits))
+		WRITE_ONCE(nic->fw.host_waits, false);
 	/* Looked at between every two turns: no atomic when there is none. */
 	if (llist_empty(&nic->fw_calls))
 		return;
@@ -95,6 +102,8 @@ void vnet_fw_call_post(struct vnet_nic *nic, struct vnet_fw_call *call)
 		return;
 	}
 	llist_add(&call->node, &nic->fw_calls);
+	/* A busy firmware ends the turn in progress at its next message. */
+	WRITE_ONCE(nic->fw.host_waits, true);
 	/* An asleep firmware looks at its commands when it wakes. */
 	vnet_card_doorbell(nic);
 }

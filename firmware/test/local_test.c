@@ -739,6 +739,35 @@ TEST_F(nic, round_pauses_between_turns)
 	EXPECT_EQ(0, self->sim.ep[3].fw.stats.received);
 }
 
+static void run_host_commands(struct sim_nic *sim)
+{
+	sim->fw.host_waits = false;
+}
+
+/*
+ * A command the host posted ends the turn in progress at its next send
+ * attempt rather than after the whole burst: the host moving a frame
+ * waits for one message, not for a loiter over a full queue.  The turn
+ * after the pause, with nothing posted, has its whole burst.
+ */
+TEST_F(nic, posted_command_ends_the_turn)
+{
+	struct vnet_desc d = request(0, 1, 0);
+	u32 i;
+
+	sim_map(&self->sim, 0, 0, 0, 1, TAG + 1);
+	sim_map(&self->sim, 2, 0, 0, 3, TAG + 3);
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, sim_post(&self->sim, 0, VNET_Q_REQ_SEND, &d, NULL));
+		ASSERT_EQ(0, sim_post(&self->sim, 2, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	self->sim.fw.host_waits = true;
+	self->sim.on_pause = run_host_commands;
+	EXPECT_EQ(7, vnet_fw_poll(&self->sim.fw, 0).messages);
+	EXPECT_EQ(1, self->sim.ep[1].fw.stats.received);
+	EXPECT_EQ(6, self->sim.ep[3].fw.stats.received);
+}
+
 TEST_F(nic, need_wakeup_only_when_idle)
 {
 	struct vnet_desc d = request(0, 1, 0);
