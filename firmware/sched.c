@@ -6,8 +6,9 @@
  * firmware loiters on it for the rest of them, because a process that just
  * sent tends to send again -- or until it has copied a megabyte of
  * payload, or the host has posted a command (a loiter of 256 attempts is
- * what a move waited for most).  Each round starts just past the frame that sent first in the
- * last round that sent anything, so that every endpoint with work goes
+ * what a move waited for most).  Each round starts just past the frame
+ * that sent first in the last round that sent anything -- at it again if
+ * a command cut its turn short -- so that every endpoint with work goes
  * first in turn: starting one frame further on would not do on a NIC whose
  * few busy endpoints sit in the first of its many frames -- most rounds
  * would start in the empty ones and reach the busy ones in the same order,
@@ -63,7 +64,7 @@ static bool vnet_fw_has_unheld_sends(struct vnet_fw_ep *ep,
 #define VNET_FW_TURN_BYTES	VNET_XFER_MAX
 
 static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
-			 struct vnet_frame *frame, bool *held)
+			 struct vnet_frame *frame, bool *held, bool *cut)
 {
 	u64 copied = nic->copied;
 	u32 attempt, moved = 0;
@@ -92,8 +93,10 @@ static u32 vnet_fw_visit(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep,
 		if (!progress && ep->held)
 			break;
 		/* The host waits for the turn to end, to move a frame. */
-		if (fw_read_once(nic->host_waits))
+		if (fw_read_once(nic->host_waits)) {
+			*cut = true;
 			break;
+		}
 	}
 	return moved;
 }
@@ -102,7 +105,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 {
 	struct vnet_fw_round round = { 0, false, false };
 	u32 i, none = nic->nframes, first_moved = none;
-	bool visited = false;
+	bool visited = false, first_cut = false;
 
 	vnet_fw_timer(nic, now);
 	vnet_fw_trains_unpause(nic);
@@ -111,6 +114,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		struct vnet_fw_ep *ep;
 		struct vnet_frame *frame;
 		u32 moved;
+		bool cut;
 
 		/* A round over many busy frames copies megabytes. */
 		if (visited && nic->ops->pause) {
@@ -136,21 +140,26 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 			round.messages += vnet_fw_trains_retire(ep, frame);
 		if (!vnet_fw_has_sends(ep, frame))
 			continue;
-		moved = vnet_fw_visit(nic, ep, frame, &round.held);
+		cut = false;
+		moved = vnet_fw_visit(nic, ep, frame, &round.held, &cut);
 		round.messages += moved;
 		visited = true;
-		if (moved && first_moved == none)
+		if (moved && first_moved == none) {
 			first_moved = f;
+			first_cut = cut;
+		}
 	}
 	/*
 	 * The turn to go first passes only when someone took it, from the
 	 * first endpoint that sent: a round that sent nothing leaves it where
 	 * it is, and endpoints whose messages are held every round (one that
 	 * cannot take back its returns, say) win no turns for the one behind
-	 * them.
+	 * them.  One whose turn a command of the host's cut short has not
+	 * had it: it goes first again.
 	 */
 	if (first_moved != none)
-		nic->rr_next = (first_moved + 1) % nic->nframes;
+		nic->rr_next = first_cut ? first_moved :
+			       (first_moved + 1) % nic->nframes;
 	nic->held = round.held;
 	/* Packets on the wire, or trains coming in that may stall. */
 	round.timer = nic->nactive > 0 || nic->trains_busy > 0;

@@ -42,11 +42,17 @@ void vnet_fw_run_calls(struct vnet_nic *nic)
 
 	lockdep_assert_held(&nic->fw_lock);
 	/*
-	 * Before the list is taken: a command posted after this sets it
-	 * again, and one posted before is run now.
+	 * Cleared before the list is read, the barrier pairing with the
+	 * poster's llist_add(): a command posted after that read sets it
+	 * again, one posted before is run now.  A poster whose command this
+	 * takes may still set it: that costs one turn of one message.  Read
+	 * first, so that turn boundaries write nothing when no command came.
 	 */
-	if (READ_ONCE(nic->fw.host_waits))
+	if (READ_ONCE(nic->fw.host_waits)) {
 		WRITE_ONCE(nic->fw.host_waits, false);
+		/* Pairs with llist_add() in vnet_fw_call_post(). */
+		smp_mb();
+	}
 	/* Looked at between every two turns: no atomic when there is none. */
 	if (llist_empty(&nic->fw_calls))
 		return;

@@ -745,10 +745,11 @@ static void run_host_commands(struct sim_nic *sim)
 }
 
 /*
- * A command the host posted ends the turn in progress at its next send
+ * A command the host posted ends the turn in progress after its next send
  * attempt rather than after the whole burst: the host moving a frame
  * waits for one message, not for a loiter over a full queue.  The turn
- * after the pause, with nothing posted, has its whole burst.
+ * after the pause, with nothing posted, has its whole burst, and the
+ * endpoint whose turn was cut goes first again in the next round.
  */
 TEST_F(nic, posted_command_ends_the_turn)
 {
@@ -766,6 +767,9 @@ TEST_F(nic, posted_command_ends_the_turn)
 	EXPECT_EQ(7, vnet_fw_poll(&self->sim.fw, 0).messages);
 	EXPECT_EQ(1, self->sim.ep[1].fw.stats.received);
 	EXPECT_EQ(6, self->sim.ep[3].fw.stats.received);
+	EXPECT_EQ(0, self->sim.fw.rr_next);
+	EXPECT_EQ(5, vnet_fw_poll(&self->sim.fw, 0).messages);
+	EXPECT_EQ(6, self->sim.ep[1].fw.stats.received);
 }
 
 TEST_F(nic, need_wakeup_only_when_idle)
