@@ -261,7 +261,8 @@ enum vnet_fw_accept vnet_fw_accept(struct vnet_fw_nic *nic,
 
 /*
  * A reply that spent token @serial came back for a fault of its own (too
- * big, outside the requester's segment): it has not answered its request,
+ * big, outside the requester's segment, its source's pin dropped): it has
+ * not answered its request,
  * so the replier may use the token again, for a corrected reply or a bare
  * credit.  Only the reply that spent a token gives it back -- the caller
  * knows it did -- never one that merely quotes it: a spent token quoted by
@@ -275,7 +276,8 @@ void vnet_fw_token_revive(struct vnet_fw_ep *src, u32 serial,
 
 	if (t->serial != serial)
 		return;		/* its slot went to a newer request */
-	if (reason == VNET_RET_BAD_SEGMENT || reason == VNET_RET_TOO_LARGE)
+	if (reason == VNET_RET_BAD_SEGMENT || reason == VNET_RET_TOO_LARGE ||
+	    reason == VNET_RET_SOURCE_GONE)
 		t->valid = true;
 }
 
@@ -457,7 +459,9 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 	if (!out.reason) {
 		payload = vnet_fw_payload(src, &d, q, sidx, &in);
 		if (!payload)
-			out.reason = VNET_RET_BAD_SEGMENT;
+			out.reason = d.flags & VNET_DESC_FROM_PIN ?
+				     VNET_RET_SOURCE_GONE :
+				     VNET_RET_BAD_SEGMENT;
 	}
 	if (!out.reason)
 		out.reason = q == VNET_Q_REQ_SEND ?

@@ -33,7 +33,8 @@
  * owner may replace it meanwhile; a range no longer inside it, a segment
  * or pin replaced since the message was taken (src_gen), or a pin whose
  * pages its owner's mapping no longer holds (stale), returns the message
- * "bad segment".  A train started over reads the segment again.
+ * "bad segment", or, read from a pin, "source gone".  A train started
+ * over reads the segment again.
  *
  * The window.  Up to nic->train_window fragments are on the wire at once,
  * go-back-N: the receiver takes them only in order, so an ACK of one says
@@ -139,6 +140,18 @@ static bool vnet_fw_frag_bytes(struct vnet_fw_nic *nic,
 }
 
 /*
+ * Why a train whose bytes cannot be read any more goes back: its sender's
+ * segment no longer holds them (a fault of the sender's), or the pin it
+ * read from was dropped when the mapping changed -- the memory may well
+ * be there, and pinned again the message can go again.
+ */
+static u8 vnet_fw_src_lost(const struct vnet_fw_send_chan *ch)
+{
+	return ch->src_pin == VNET_FW_SRC_SEG ? VNET_RET_BAD_SEGMENT :
+						VNET_RET_SOURCE_GONE;
+}
+
+/*
  * Make the fragment at ch->frag_off, numbered ch->seq, the latest on the
  * channel: its length,
  * its bytes, the checksum of the payload to its end, and a clean slate of
@@ -178,7 +191,7 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	if (first && len == ch->msg.len)
 		len--;
 	if (!vnet_fw_frag_bytes(nic, ch, ch->frag_off, len))
-		return VNET_RET_BAD_SEGMENT;
+		return vnet_fw_src_lost(ch);
 	if (first)
 		ch->train = ch->seq;
 	ch->frag_len = len;
@@ -240,7 +253,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	}
 	/* The buffer holds another fragment since an older one went again. */
 	if (read && !vnet_fw_frag_bytes(nic, ch, off, len)) {
-		vnet_fw_train_stop(nic, p, ch, VNET_RET_BAD_SEGMENT);
+		vnet_fw_train_stop(nic, p, ch, vnet_fw_src_lost(ch));
 		return;
 	}
 	ch->win_stamp[seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->stamp;

@@ -5,7 +5,7 @@
  * 1500 (there sent from the pinned pages themselves): what is sent is what
  * the sender's memory holds when it is sent.  After munmap and a new
  * mapping at the same address, or an mremap away, the old pages are never
- * sent -- a message from the address comes back "bad segment" until the
+ * sent -- a message from the address comes back "source gone" until the
  * range is pinned again, and then carries the new bytes.  The pin cache
  * keeps VNET_NR_PINS ranges, drops the least recently asked for, and
  * accounts every pinned page to the locked memory of the process, which
@@ -182,7 +182,7 @@ static bool locked_back_to(long long kb)
 
 /*
  * munmap, and new memory mapped at the same address: a message from the
- * address comes back "bad segment" rather than carry the old pages, whose
+ * address comes back "source gone" rather than carry the old pages, whose
  * pin and locked memory go; pinned again, the address sends its new bytes.
  */
 TEST_F(pin, new_memory_at_the_address_is_sent)
@@ -198,7 +198,7 @@ TEST_F(pin, new_memory_at_the_address_is_sent)
 	ASSERT_EQ(self->src, map_anon(self->src, LEN));
 	fill(self->src, LEN, 2);
 	memset(self->seg, 0, LEN);
-	EXPECT_EQ(VNET_RET_BAD_SEGMENT, send_from(self, self->src, LEN));
+	EXPECT_EQ(VNET_RET_SOURCE_GONE, send_from(self, self->src, LEN));
 	EXPECT_TRUE(locked_back_to(self->locked));
 
 	ASSERT_EQ(0, pin(&self->cli, self->src, LEN));
@@ -227,7 +227,7 @@ TEST_F(pin, moved_by_mremap)
 			     MREMAP_MAYMOVE | MREMAP_FIXED, to));
 	ASSERT_EQ(self->src, map_anon(self->src, LEN));
 	fill(self->src, LEN, 4);
-	EXPECT_EQ(VNET_RET_BAD_SEGMENT, send_from(self, self->src, LEN));
+	EXPECT_EQ(VNET_RET_SOURCE_GONE, send_from(self, self->src, LEN));
 
 	ASSERT_EQ(0, pin(&self->cli, self->src, LEN));
 	ASSERT_EQ(0, send_from(self, self->src, LEN));
@@ -279,7 +279,7 @@ TEST_F(pin, the_least_recently_asked_for_goes)
 	/* Pieces 1 and 0 were just asked for again: piece 2 goes. */
 	ASSERT_EQ(0, pin(&self->cli, area + VNET_NR_PINS * piece, piece));
 	EXPECT_EQ(full, locked_kb());
-	EXPECT_EQ(VNET_RET_BAD_SEGMENT,
+	EXPECT_EQ(VNET_RET_SOURCE_GONE,
 		  send_from(self, area + 2 * piece, piece));
 	ASSERT_EQ(0, send_from(self, area + piece, piece));
 	ASSERT_EQ(0, send_from(self, area + VNET_NR_PINS * piece, piece));
@@ -288,7 +288,7 @@ TEST_F(pin, the_least_recently_asked_for_goes)
 
 	ASSERT_EQ(0, pin(&self->cli, NULL, 0));
 	EXPECT_EQ(self->locked, locked_kb());
-	EXPECT_EQ(VNET_RET_BAD_SEGMENT, send_from(self, area, piece));
+	EXPECT_EQ(VNET_RET_SOURCE_GONE, send_from(self, area, piece));
 	munmap(area, (VNET_NR_PINS + 1) * piece);
 }
 
@@ -311,7 +311,7 @@ TEST_F(pin, the_locked_memory_limit_makes_room)
 	ASSERT_EQ(0, pin(&self->cli, area + 2 * piece, piece));
 	ASSERT_EQ(0, pin(&self->cli, area + 3 * piece, piece));
 	EXPECT_EQ(self->locked + 3 * piece / 1024, locked_kb());
-	EXPECT_EQ(VNET_RET_BAD_SEGMENT, send_from(self, area, piece));
+	EXPECT_EQ(VNET_RET_SOURCE_GONE, send_from(self, area, piece));
 	ASSERT_EQ(0, send_from(self, area + 3 * piece, piece));
 	EXPECT_EQ(0, memcmp(self->seg, area + 3 * piece, piece));
 

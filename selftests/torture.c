@@ -56,7 +56,7 @@ const char *t_reason(unsigned int status)
 	static const char *const name[VNET_RET_NR + 1] = {
 		"none", "bad_tag", "no_slot", "no_endpoint", "bad_desc",
 		"bad_token", "unreachable", "bad_segment", "too_large", "busy",
-		"other",
+		"source_gone", "other",
 	};
 
 	return name[status < VNET_RET_NR ? status : VNET_RET_NR];

@@ -354,7 +354,7 @@ static void vnet_pins_drop_all(struct vnet_pins *pins)
  * VNET_IOC_PIN: make [addr, addr + len) of the caller's memory a source of
  * @ep's XFERs, pinned now or already; addr and len 0 drop every pin.
  * Messages still being read from a pin that is dropped, to make room or
- * on request, come back "bad segment".  -EBUSY while another process has
+ * on request, come back "source gone".  -EBUSY while another process has
  * pins here.
  */
 int vnet_ep_pin(struct vnet_ep *ep, u64 addr, u64 len)

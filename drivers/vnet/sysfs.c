@@ -180,6 +180,8 @@ static struct dev_ext_attribute vnet_nic_stats[] = {
 	VNET_NIC_STAT(returned_bad_segment, fw.stats.returned[VNET_RET_BAD_SEGMENT]),
 	VNET_NIC_STAT(returned_busy, fw.stats.returned[VNET_RET_BUSY]),
 	VNET_NIC_STAT(returned_too_large, fw.stats.returned[VNET_RET_TOO_LARGE]),
+	VNET_NIC_STAT(returned_source_gone,
+		      fw.stats.returned[VNET_RET_SOURCE_GONE]),
 	VNET_NIC_STAT(bad_frames, fw.stats.bad_frames),
 	VNET_NIC_STAT(bad_source, fw.stats.bad_source),
 	VNET_NIC_STAT(duplicates_dropped, fw.stats.duplicates),

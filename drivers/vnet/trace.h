@@ -215,6 +215,7 @@ TRACE_DEFINE_ENUM(VNET_RET_UNREACHABLE);
 TRACE_DEFINE_ENUM(VNET_RET_BAD_SEGMENT);
 TRACE_DEFINE_ENUM(VNET_RET_TOO_LARGE);
 TRACE_DEFINE_ENUM(VNET_RET_BUSY);
+TRACE_DEFINE_ENUM(VNET_RET_SOURCE_GONE);
 
 /* A message written back to its sender, with the reason it gets. */
 TRACE_EVENT(vnet_returned,
@@ -243,7 +244,8 @@ TRACE_EVENT(vnet_returned,
 				       { VNET_RET_UNREACHABLE, "unreachable" },
 				       { VNET_RET_BAD_SEGMENT, "bad_segment" },
 				       { VNET_RET_TOO_LARGE, "too_large" },
-				       { VNET_RET_BUSY, "busy" }))
+				       { VNET_RET_BUSY, "busy" },
+				       { VNET_RET_SOURCE_GONE, "source_gone" }))
 );
 
 /*

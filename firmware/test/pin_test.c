@@ -206,10 +206,10 @@ static const struct {
 } sources[] = {
 	{ "within", PIN_ADDR, LEN, 0, 0, VNET_RET_NONE },
 	{ "at its end", PIN_ADDR + PIN_LEN - LEN, LEN, 0, 0, VNET_RET_NONE },
-	{ "before it", PIN_ADDR - 1, LEN, 0, 0, VNET_RET_BAD_SEGMENT },
+	{ "before it", PIN_ADDR - 1, LEN, 0, 0, VNET_RET_SOURCE_GONE },
 	{ "past its end", PIN_ADDR + PIN_LEN - LEN + 1, LEN, 0, 0,
-	  VNET_RET_BAD_SEGMENT },
-	{ "wrapping", ~0ULL - 100, LEN, 0, 0, VNET_RET_BAD_SEGMENT },
+	  VNET_RET_SOURCE_GONE },
+	{ "wrapping", ~0ULL - 100, LEN, 0, 0, VNET_RET_SOURCE_GONE },
 	{ "also from the segment", PIN_ADDR, LEN, VNET_DESC_FROM_SEG, 0,
 	  VNET_RET_BAD_DESC },
 	{ "not an XFER", PIN_ADDR, 0, 0, VNET_DESC_XFER, VNET_RET_BAD_DESC },
@@ -269,13 +269,13 @@ TEST_F(pin, stale_halfway_then_pinned_again)
 	until_frags(_metadata, self, 40);
 	self->a->ep[0].fw.pins[PIN].stale = true;
 	expect_returned(_metadata, self, LEN, PIN_ADDR + 100,
-			VNET_RET_BAD_SEGMENT);
+			VNET_RET_SOURCE_GONE);
 
 	/* A stale pin is found by nothing new either. */
 	d = xfer_pin(LEN, PIN_ADDR + 100, 10);
 	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	expect_returned(_metadata, self, LEN, PIN_ADDR + 100,
-			VNET_RET_BAD_SEGMENT);
+			VNET_RET_SOURCE_GONE);
 
 	give_pin(self->a, 0, PIN, PIN_ADDR, PIN_LEN);
 	frag_fill(pinned(self, 100), LEN, 11);
@@ -298,7 +298,7 @@ TEST_F(pin, replaced_halfway)
 	until_frags(_metadata, self, 40);
 	give_pin(self->a, 0, PIN, PIN_ADDR, PIN_LEN);
 	frag_fill(pinned(self, 0), LEN, 12);
-	expect_returned(_metadata, self, LEN, PIN_ADDR, VNET_RET_BAD_SEGMENT);
+	expect_returned(_metadata, self, LEN, PIN_ADDR, VNET_RET_SOURCE_GONE);
 }
 
 /*
@@ -347,11 +347,70 @@ TEST(local_from_a_pin)
 	sim_net_run_for(&net, 100);
 	got = sim_peek(a, 0, VNET_Q_REP_RECV);
 	ASSERT_NE(NULL, got);
-	EXPECT_EQ(VNET_RET_BAD_SEGMENT, got->status);
+	EXPECT_EQ(VNET_RET_SOURCE_GONE, got->status);
 	EXPECT_EQ(NULL, sim_peek(a, 1, VNET_Q_REQ_RECV));
 	free_pins(&net);
 	frag_free_segs(&net);
 	sim_net_fini(&net);
+}
+
+/*
+ * A reply read from a pin that is dropped halfway through its train comes
+ * back "source gone", and the request's token, spent when the train
+ * started, is given back: pinned again, the same reply goes, once.
+ */
+TEST_F(pin, reply_from_a_dropped_pin_keeps_its_token)
+{
+	struct vnet_desc q = { .handler = 2 }, r;
+	const struct vnet_desc *got;
+	u64 start;
+
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &q, NULL));
+	ASSERT_TRUE(frag_run_until(&self->net, delivered, NULL, 2000000));
+	got = sim_peek(self->b, 1, VNET_Q_REQ_RECV);
+	r = xfer_pin(LEN, PIN_ADDR, 17);
+	r.token = got->token;
+	sim_consume(self->b, 1, VNET_Q_REQ_RECV);
+
+	give_pin(self->b, 1, PIN, PIN_ADDR, PIN_LEN);
+	frag_fill(pin_bytes(self->b, 1, PIN), LEN, 17);
+	ASSERT_EQ(0, sim_post(self->b, 1, VNET_Q_REP_SEND, &r, NULL));
+	for (start = self->net.now; self->a->fw.stats.rx_frags < 40;) {
+		ASSERT_GT(1000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	self->b->ep[1].fw.pins[PIN].stale = true;
+	for (start = self->net.now;
+	     !(got = sim_peek(self->b, 1, VNET_Q_REP_RECV));) {
+		ASSERT_GT(2000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	EXPECT_EQ(VNET_RET_SOURCE_GONE, got->status);
+	EXPECT_TRUE(got->flags & VNET_DESC_REPLY);
+	sim_consume(self->b, 1, VNET_Q_REP_RECV);
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+
+	give_pin(self->b, 1, PIN, PIN_ADDR, PIN_LEN);
+	frag_fill(pin_bytes(self->b, 1, PIN), LEN, 17);
+	ASSERT_EQ(0, sim_post(self->b, 1, VNET_Q_REP_SEND, &r, NULL));
+	for (start = self->net.now;
+	     !(got = sim_peek(self->a, 0, VNET_Q_REP_RECV));) {
+		ASSERT_GT(2000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	EXPECT_FALSE(got->flags & VNET_DESC_RETURNED);
+	EXPECT_EQ(LEN, got->len);
+	EXPECT_TRUE(frag_same(self->a->ep[0].fw.seg, LEN, 17));
+	sim_consume(self->a, 0, VNET_Q_REP_RECV);
+
+	/* Answered: the token is spent now. */
+	ASSERT_EQ(0, sim_post(self->b, 1, VNET_Q_REP_SEND, &r, NULL));
+	for (start = self->net.now;
+	     !(got = sim_peek(self->b, 1, VNET_Q_REP_RECV));) {
+		ASSERT_GT(2000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	EXPECT_EQ(VNET_RET_BAD_TOKEN, got->status);
 }
 
 TEST_HARNESS_MAIN

@@ -74,6 +74,7 @@ static const char * const reason_names[] = {
 	[VNET_RET_BAD_SEGMENT] = "bad_segment",
 	[VNET_RET_TOO_LARGE] = "too_large",
 	[VNET_RET_BUSY] = "busy",
+	[VNET_RET_SOURCE_GONE] = "source_gone",
 	[VNET_RET_NR] = "unknown",
 };
 

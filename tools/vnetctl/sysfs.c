@@ -307,7 +307,7 @@ const char *const vnetctl_stat_names[VNETCTL_NR_STATS] = {
 	"nacks_received_restart", "returned_too_large", "trains_sent",
 	"fragments_sent", "trains_received", "fragments_received",
 	"trains_dropped", "tx_copied_bytes", "tx_segment_bytes",
-	"rx_gathered_bytes", "payload_copied_bytes",
+	"rx_gathered_bytes", "payload_copied_bytes", "returned_source_gone",
 };
 
 static int read_u64(int dirfd, const char *name, uint64_t *val)

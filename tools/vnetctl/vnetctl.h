@@ -38,7 +38,7 @@ struct vnetctl_ep {
 };
 
 /* The transport counters in /sys/class/vnet/<nic>/stats/, in this order. */
-#define VNETCTL_NR_STATS	39
+#define VNETCTL_NR_STATS	40
 extern const char *const vnetctl_stat_names[VNETCTL_NR_STATS];
 
 /*

@@ -96,11 +96,17 @@ struct amvnet_ep {
 	 * The user's descriptor of the bulk request read in place whose
 	 * pieces this endpoint is posting, or NULL, and the destination
 	 * offsets it covers; a piece of it that came back (xfer_failed) ends
-	 * it (am_send.c, amv_xfer_in_place()).
+	 * it (am_send.c, amv_xfer_in_place()), but one whose pin was
+	 * dropped, pinned again (xfer_repins times so far), goes again
+	 * (xfer_resend).  xfer_pin is the source when it is read from a pin.
 	 */
 	const struct vnet_desc *xfer_last;
 	uint64_t xfer_lo, xfer_hi;
+	const void *xfer_pin;
+	uint64_t xfer_pin_len;
+	unsigned int xfer_repins;
 	bool xfer_failed;
+	bool xfer_resend;
 	pid_t owner;			/* the process that allocated it */
 	struct amvnet_stats st;
 };
@@ -169,6 +175,8 @@ unsigned int amv_service(struct amvnet_ep *ep);
 uint32_t amv_max_payload(struct amvnet_ep *ep, en_t dest);
 /* Service the other endpoints of @ep's bundle that no thread is servicing. */
 void amv_service_others(struct amvnet_ep *ep);
+/* am_send.c: pin the bulk source being sent again, after its pin dropped. */
+bool amv_pin_again(struct amvnet_ep *ep);
 /* am_send.c: answers the library sends on its own, from a handler context. */
 void amv_credit_reply(struct amvnet_ep *ep, uint32_t token);
 void amv_refuse(struct amvnet_ep *ep, struct amvnet_token *t, int status);

@@ -119,6 +119,7 @@ static int amv_status(unsigned int reason)
 	case VNET_RET_UNREACHABLE:
 		return EUNREACHABLE;
 	case VNET_RET_BAD_SEGMENT:
+	case VNET_RET_SOURCE_GONE:
 		return EBADSEGOFF;
 	case VNET_RET_TOO_LARGE:
 		return EBADLENGTH;
@@ -202,15 +203,19 @@ static void amv_credit_back(struct amvnet_ep *ep)
  * bulk request sent through staging before it, or of one read in place
  * to elsewhere, may come back meanwhile and is not one of them.
  */
-static bool amv_piece_of_xfer(const struct amvnet_ep *ep,
-			      const struct vnet_desc *d)
+static bool amv_in_place_piece(const struct amvnet_ep *ep,
+			       const struct vnet_desc *d)
 {
-	const uint8_t piece = VNET_DESC_XFER | VNET_DESC_CREDIT;
-
-	return ep->xfer_last && (d->flags & piece) == piece &&
+	return ep->xfer_last && (d->flags & VNET_DESC_XFER) &&
 	       (d->flags & (VNET_DESC_FROM_SEG | VNET_DESC_FROM_PIN)) &&
 	       !(d->flags & VNET_DESC_REPLY) &&
 	       d->offset >= ep->xfer_lo && d->offset < ep->xfer_hi;
+}
+
+static bool amv_piece_of_xfer(const struct amvnet_ep *ep,
+			      const struct vnet_desc *d)
+{
+	return amv_in_place_piece(ep, d) && (d->flags & VNET_DESC_CREDIT);
 }
 
 /* A message the firmware handed back to us. */
@@ -225,6 +230,17 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 	ep->st.returned++;
 	if (!reply)
 		amv_credit_back(ep);
+	/*
+	 * A piece of the bulk request being posted -- the last one too --
+	 * whose pin was dropped came back whole: nothing of it is anywhere.
+	 * Pinned again, amv_xfer_in_place() sends it again.
+	 */
+	if (amv_in_place_piece(ep, d) && !ep->xfer_failed &&
+	    d->status == VNET_RET_SOURCE_GONE && amv_pin_again(ep)) {
+		ep->st.repinned++;
+		ep->xfer_resend = true;
+		return;
+	}
 	if (amv_piece_of_xfer(ep, d) && !ep->xfer_failed) {
 		/*
 		 * A piece of the bulk request read in place being posted:

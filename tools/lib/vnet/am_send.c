@@ -259,6 +259,31 @@ static uint8_t amv_in_place(struct amvnet_ep *ep, const void *src,
 	return 0;
 }
 
+/*
+ * Times a bulk request pins its source again after a pin was dropped under
+ * it: reclaim, migration or compaction drop a pin once in a while, while
+ * memory that its owner keeps unmapping and remapping would drop it every
+ * time, and that transfer fails with the status of the last return.
+ */
+#define AMV_REPINS	8
+
+bool amv_pin_again(struct amvnet_ep *ep)
+{
+	struct vnet_pin p = {
+		.addr = (uintptr_t)ep->xfer_pin, .len = ep->xfer_pin_len,
+	};
+
+	while (ep->xfer_pin && ep->xfer_repins < AMV_REPINS) {
+		ep->xfer_repins++;
+		if (!ioctl(ep->raw.fd, VNET_IOC_PIN, &p))
+			return true;
+		/* The mapping changed while it was being pinned: again. */
+		if (errno != EAGAIN && errno != EINTR)
+			return false;
+	}
+	return false;
+}
+
 /* A bulk message read in place (@how): the descriptor says where. */
 static void amv_read_in_place(struct amvnet_ep *ep, struct vnet_desc *d,
 			      uint8_t how, const void *src, uint32_t nbytes,
@@ -374,13 +399,16 @@ static void amv_xfer_in_place(struct amvnet_ep *ep, struct vnet_desc *last,
 	ep->xfer_last = last;
 	ep->xfer_lo = dest_offset;
 	ep->xfer_hi = dest_offset + nbytes;
+	ep->xfer_pin = how == VNET_DESC_FROM_PIN ? src : NULL;
+	ep->xfer_pin_len = nbytes;
+	ep->xfer_repins = 0;
 	ep->xfer_failed = false;
+	ep->xfer_resend = false;
 	while (nbytes - done > VNET_XFER_MAX) {
 		struct vnet_desc d = amv_piece(last, nbytes, dest_offset);
 
 		amv_post_piece(ep, &d, src + done, VNET_XFER_MAX,
 			       dest_offset + done, how);
-		done += VNET_XFER_MAX;
 		/*
 		 * The firmware writes a piece's return before it lets the
 		 * entry go (abi.rst), so a piece that came back is seen
@@ -390,15 +418,25 @@ static void amv_xfer_in_place(struct amvnet_ep *ep, struct vnet_desc *last,
 		amv_service(ep);
 		if (ep->xfer_failed)
 			break;
+		/* Came back whole, its source pinned again: once more. */
+		if (ep->xfer_resend) {
+			ep->xfer_resend = false;
+			continue;
+		}
+		done += VNET_XFER_MAX;
 	}
-	if (!ep->xfer_failed) {
+	while (!ep->xfer_failed) {
 		amv_post_piece(ep, last, src + done, (uint32_t)(nbytes - done),
 			       dest_offset + done, how);
 		amv_wait_taken(ep, VNET_Q_REQ_SEND);
 		/* Its return, if it came back, while xfer_last names it. */
 		amv_service(ep);
+		if (!ep->xfer_resend)
+			break;
+		ep->xfer_resend = false;
 	}
 	ep->xfer_last = NULL;
+	ep->xfer_pin = NULL;
 }
 
 enum amv_cat { AMV_SHORT, AMV_MEDIUM, AMV_LONG };

@@ -300,7 +300,8 @@ struct amvnet_stats {
 	uint32_t credits;		/* K */
 	uint32_t outstanding;		/* requests in flight now */
 	uint32_t max_outstanding;	/* the most ever in flight */
-	uint32_t __pad;
+	/* bulk pieces sent again, their source pinned again (was padding) */
+	uint32_t repinned;
 };
 int AMVNET_GetStats(ep_t ea, struct amvnet_stats *stats);
 
