@@ -47,7 +47,11 @@ void vnet_fw_rx_ack(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 {
 	struct vnet_fw_send_chan *ch;
 
-	if (status >= VNET_RET_NR) {
+	/*
+	 * "Source gone" is the sender's own firmware's to find: a peer that
+	 * said it would have a library pin and send the message again.
+	 */
+	if (status >= VNET_RET_NR || status == VNET_RET_SOURCE_GONE) {
 		nic->stats.bad_frames++;
 		return;
 	}

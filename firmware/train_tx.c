@@ -198,6 +198,7 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	/* Its bytes summed once, for its packets' checksums as well. */
 	ch->frag_sum = vnet_crc32c(0, ch->frag, len);
 	ch->frag_fresh = true;
+	ch->frag_sent = false;
 	/* In the segment: found again when it goes, wherever that is then. */
 	if (ch->pinned)
 		ch->frag = NULL;
@@ -227,7 +228,19 @@ static void vnet_fw_train_stop(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 /*
  * Fragment @seq of the train on channel @c, as vnet_fw_xmit_data() stamped
  * it: the latest, its bytes at ch->frag, or an older one of the window,
- * read again.  One that cannot be read any more sends the train back.
+ * read again.
+ *
+ * One that cannot be read any more for its first transmission sends the
+ * train back: its receiver cannot have the message without it.  One sent
+ * before may be all its receiver lacked an ACK of -- the message
+ * delivered, the answers lost -- and returning it would have it both
+ * delivered and back with its sender, who may send it again.  It goes
+ * again as filler, zeros summed as they are: a receiver that has it says
+ * how far it got, which may be to the end; one that lacks it takes the
+ * zeros, and the message's checksum, carried by the last fragment and
+ * taken from the bytes as loaded, drops the train there and restarts it
+ * -- and the restart, whose first fragment cannot be read, returns it,
+ * with nothing of it at the receiver.
  */
 void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		       u32 seq)
@@ -242,6 +255,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		struct vnet_wire_msg msg;
 	} pkt;
 	u32 crc, sum;
+	bool filler = false;
 
 	if (seq != ch->seq) {
 		u32 i = seq % VNET_FW_TRAIN_WINDOW_MAX;
@@ -253,8 +267,13 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	}
 	/* The buffer holds another fragment since an older one went again. */
 	if (read && !vnet_fw_frag_bytes(nic, ch, off, len)) {
-		vnet_fw_train_stop(nic, p, ch, vnet_fw_src_lost(ch));
-		return;
+		if (seq == ch->seq && !ch->frag_sent) {
+			vnet_fw_train_stop(nic, p, ch, vnet_fw_src_lost(ch));
+			return;
+		}
+		fw_memset(ch->payload, 0, len);
+		ch->frag = ch->payload;
+		filler = true;
 	}
 	ch->win_stamp[seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->stamp;
 	ch->win_sent[seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->sent_at;
@@ -291,7 +310,9 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		ch->frag_sum = sum;
 	crc = vnet_crc32c_cat(vnet_crc32c(0, &pkt, hlen), sum, len);
 	pkt.hdr.csum = fw_cpu_to_be32(crc);
-	if (ch->pinned) {
+	if (seq == ch->seq)
+		ch->frag_sent = true;
+	if (ch->pinned && !filler) {
 		nic->ops->transmit_seg(nic->ctx, p - nic->peers, &pkt, hlen,
 				       ch->src, ch->src_pin, ch->src_at + off,
 				       len);
@@ -302,7 +323,8 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	}
 	nic->ops->transmit(nic->ctx, p - nic->peers, &pkt, hlen, ch->frag,
 			   len);
-	if (seq != ch->seq)
+	/* Filler stands in for one sending: the next reads again. */
+	if (seq != ch->seq || filler)
 		ch->frag = ch->from_seg ? NULL : ch->payload + ch->frag_off;
 }
 

@@ -335,6 +335,7 @@ struct vnet_fw_send_chan {
 	u32 frag_crc;			/* CRC32C of the payload to its end */
 	u32 frag_sum;			/* CRC32C of its bytes alone */
 	bool frag_fresh;		/* frag_sum is of them as they are now */
+	bool frag_sent;			/* the latest has been on the wire */
 	u32 frag_acked;			/* payload bytes ever ACKed */
 	/*
 	 * The train's window: its fragments from una_seq to seq are on the

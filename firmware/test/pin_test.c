@@ -3,8 +3,10 @@
  * XFERs read in place from memory their sender pinned (VNET_DESC_FROM_PIN):
  * found by the sender's address among its pins, sent whole and without a
  * copy, and never read from a pin that went stale -- its owner's mapping
- * of the range changed -- or was replaced: such a message comes back "bad
- * segment", whole, and nothing of it is delivered.
+ * of the range changed -- or was replaced: such a message comes back
+ * "source gone", whole, and nothing of it is delivered -- unless its
+ * receiver may have it all already, and then it is not returned either.
+ * A peer cannot say "source gone".
  */
 #include "kselftest_harness.h"
 #include "frag_util.h"
@@ -352,6 +354,92 @@ TEST(local_from_a_pin)
 	free_pins(&net);
 	frag_free_segs(&net);
 	sim_net_fini(&net);
+}
+
+/* Every packet NIC @from has on the wire is lost. */
+static void lose_queued_from(struct sim_net *net, u32 from)
+{
+	u32 i, kept = 0;
+
+	for (i = 0; i < net->qlen; i++) {
+		if (net->q[i].from == from) {
+			free(net->q[i].data);
+			continue;
+		}
+		net->q[kept++] = net->q[i];
+	}
+	net->qlen = kept;
+}
+
+/*
+ * The whole train arrived and was delivered, and the answers to its last
+ * fragments were lost; then its pin goes stale.  Its sender cannot read
+ * them to send them again, and must not take the message for undelivered:
+ * returned, it would be sent again by a library that pins again.  The
+ * fragments go again as filler, the receiver says it has them all, and
+ * the message is done: delivered once, never returned.
+ */
+TEST_F(pin, stale_after_delivery_with_answers_lost)
+{
+	struct vnet_desc d = xfer_pin(LEN, PIN_ADDR, 18);
+	u64 start;
+
+	frag_fill(pinned(self, 0), LEN, 18);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	for (start = self->net.now; !delivered(&self->net, NULL);) {
+		ASSERT_GT(2000000, self->net.now - start);
+		sim_net_step(&self->net, 20);
+	}
+	lose_queued_from(&self->net, 1);
+	self->a->ep[0].fw.pins[PIN].stale = true;
+	sim_net_run_for(&self->net, self->b->fw.busy_timeout +
+				    4 * self->b->fw.quantum);
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+	EXPECT_EQ(1, self->b->ep[1].fw.stats.received);
+	expect_whole(_metadata, self, LEN, 18);
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
+}
+
+/*
+ * "Source gone" on the wire is a lie: only the sender's firmware knows
+ * that its pin went.  A peer that answered so would have the sender's
+ * library pin and send each piece again; the answer is a bad frame, and
+ * the train goes on.
+ */
+/* A's channel with a message in flight: its peer in *@p, its number *@c. */
+static struct vnet_fw_send_chan *inflight(struct sim_nic *a,
+					  struct vnet_fw_peer **p, u32 *c)
+{
+	u32 i;
+
+	for (i = 0; i < a->fw.max_peers; i++)
+		for (*c = 0; *c < a->fw.nchannels; ++*c) {
+			*p = &a->fw.peers[i];
+			if ((*p)->tx[*c].state == VNET_CHAN_INFLIGHT)
+				return &(*p)->tx[*c];
+		}
+	return NULL;
+}
+
+TEST_F(pin, a_peer_cannot_say_source_gone)
+{
+	struct vnet_desc d = xfer_pin(LEN, PIN_ADDR, 19);
+	struct vnet_fw_send_chan *ch;
+	struct vnet_fw_peer *p;
+	u64 bad;
+	u32 c;
+
+	frag_fill(pinned(self, 0), LEN, 19);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	until_frags(_metadata, self, 2);
+	ch = inflight(self->a, &p, &c);
+	ASSERT_NE(NULL, ch);
+	bad = self->a->fw.stats.bad_frames;
+	vnet_fw_rx_ack(&self->a->fw, p, c, ch->seq, ch->stamp,
+		       VNET_RET_SOURCE_GONE);
+	EXPECT_EQ(bad + 1, self->a->fw.stats.bad_frames);
+	expect_whole(_metadata, self, LEN, 19);
+	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
 }
 
 /*

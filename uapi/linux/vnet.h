@@ -57,8 +57,8 @@ enum vnet_return_reason {
 	VNET_RET_BAD_SEGMENT,	/* bulk transfer outside the peer's segment */
 	VNET_RET_TOO_LARGE,	/* needs fragments the link's MTU cannot carry */
 	VNET_RET_BUSY,		/* destination refused it for busy_timeout_ms */
-	VNET_RET_SOURCE_GONE,	/* read in place from a pin that was dropped */
-				/* (its mapping changed): pin, send again */
+	VNET_RET_SOURCE_GONE,	/* its source's pin was dropped: not */
+				/* delivered, may be pinned and sent again */
 	VNET_RET_NR,
 };
 

@@ -232,8 +232,9 @@ static void amv_returned(struct amvnet_ep *ep, struct amvnet_token *t,
 		amv_credit_back(ep);
 	/*
 	 * A piece of the bulk request being posted -- the last one too --
-	 * whose pin was dropped came back whole: nothing of it is anywhere.
-	 * Pinned again, amv_xfer_in_place() sends it again.
+	 * whose pin was dropped came back undelivered (the firmware never
+	 * returns one its receiver may have; part of its range may be
+	 * written).  Pinned again, amv_xfer_in_place() sends it again.
 	 */
 	if (amv_in_place_piece(ep, d) && !ep->xfer_failed &&
 	    d->status == VNET_RET_SOURCE_GONE && amv_pin_again(ep)) {

@@ -263,22 +263,27 @@ static uint8_t amv_in_place(struct amvnet_ep *ep, const void *src,
  * Times a bulk request pins its source again after a pin was dropped under
  * it: reclaim, migration or compaction drop a pin once in a while, while
  * memory that its owner keeps unmapping and remapping would drop it every
- * time, and that transfer fails with the status of the last return.
+ * time, and that transfer fails with the status of the last return.  Each
+ * time, a mapping that changes while it is being pinned (EAGAIN) is tried
+ * a few times more.
  */
 #define AMV_REPINS	8
+#define AMV_PIN_TRIES	4
 
 bool amv_pin_again(struct amvnet_ep *ep)
 {
 	struct vnet_pin p = {
 		.addr = (uintptr_t)ep->xfer_pin, .len = ep->xfer_pin_len,
 	};
+	unsigned int tries;
 
-	while (ep->xfer_pin && ep->xfer_repins < AMV_REPINS) {
-		ep->xfer_repins++;
+	if (!ep->xfer_pin || ep->xfer_repins >= AMV_REPINS)
+		return false;
+	ep->xfer_repins++;
+	for (tries = 0; tries < AMV_PIN_TRIES; tries++) {
 		if (!ioctl(ep->raw.fd, VNET_IOC_PIN, &p))
 			return true;
-		/* The mapping changed while it was being pinned: again. */
-		if (errno != EAGAIN && errno != EINTR)
+		if (errno != EAGAIN)
 			return false;
 	}
 	return false;
