@@ -33,8 +33,10 @@
  * owner may replace it meanwhile; a range no longer inside it, a segment
  * or pin replaced since the message was taken (src_gen), or a pin whose
  * pages its owner's mapping no longer holds (stale), returns the message
- * "bad segment", or, read from a pin, "source gone".  A train started
- * over reads the segment again.
+ * "bad segment", or, read from a pin, "source gone" -- when the fragment
+ * that cannot be read has never been sent; one sent before goes again as
+ * filler (vnet_fw_xmit_frag()).  A train started over reads the segment
+ * again.
  *
  * The window.  Up to nic->train_window fragments are on the wire at once,
  * go-back-N: the receiver takes them only in order, so an ACK of one says
@@ -235,12 +237,14 @@ static void vnet_fw_train_stop(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
  * before may be all its receiver lacked an ACK of -- the message
  * delivered, the answers lost -- and returning it would have it both
  * delivered and back with its sender, who may send it again.  It goes
- * again as filler, zeros summed as they are: a receiver that has it says
- * how far it got, which may be to the end; one that lacks it takes the
- * zeros, and the message's checksum, carried by the last fragment and
- * taken from the bytes as loaded, drops the train there and restarts it
- * -- and the restart, whose first fragment cannot be read, returns it,
- * with nothing of it at the receiver.
+ * again as filler: zeros, summed as they are, and but for a first
+ * fragment naming a train that cannot be its receiver's.  A receiver that
+ * has it says how far it got, which may be to the end, and never looks at
+ * the train it names; one that lacks it finds it of another train, drops
+ * its own and NACKs RESTART -- and the restart, whose first fragment
+ * cannot be read, returns the message, with nothing of it delivered.  A
+ * first fragment taken as filler starts a train whose later fragments,
+ * never sent, cannot be read either: returned too.
  */
 void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		       u32 seq)
@@ -274,6 +278,7 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 		fw_memset(ch->payload, 0, len);
 		ch->frag = ch->payload;
 		filler = true;
+		nic->stats.tx_fillers++;
 	}
 	ch->win_stamp[seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->stamp;
 	ch->win_sent[seq % VNET_FW_TRAIN_WINDOW_MAX] = ch->sent_at;
@@ -284,7 +289,8 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	vnet_fw_put_hdr(nic, &pkt.hdr, p, VNET_WIRE_FRAG, c,
 			ch->sync ? VNET_WIRE_SYNC : 0, seq, ch->stamp);
 	fw_memset(&pkt.frag, 0, sizeof(pkt.frag));
-	pkt.frag.train = fw_cpu_to_be32(ch->train);
+	pkt.frag.train = fw_cpu_to_be32(filler && off ? ~ch->train :
+					ch->train);
 	pkt.frag.offset = fw_cpu_to_be32(off);
 	pkt.frag.len = fw_cpu_to_be16(len);
 	pkt.frag.flags = (first ? VNET_FRAG_FIRST : 0) |

@@ -571,6 +571,8 @@ struct vnet_fw_nic_stats {
 	 */
 	u64 copied_bytes;
 	u64 tx_seg_bytes;
+	/* Fragments sent again as filler, their source gone (train_tx.c). */
+	u64 tx_fillers;
 };
 
 struct vnet_fw_nic {

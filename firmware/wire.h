@@ -9,9 +9,10 @@
  * and sequence number and echoes its stamp; ACK status VNET_RET_NONE means
  * delivered, any other return reason means the receiver handed the message
  * back -- but VNET_RET_SOURCE_GONE, which only the sender decides: an ACK
- * that carries it is a bad frame.  A packet older than the one the channel expects is answered with
- * an ACK of the one before that, echoing its stamp: it says how far the
- * channel got (since version 5, for trains' windows).
+ * that carries it is a bad frame.  A packet older than the one the channel
+ * expects is answered with an ACK of the one before that, echoing its
+ * stamp: it says how far the channel got (since version 5, for trains'
+ * windows).
  *
  * A message larger than one packet carries travels as a train of FRAG
  * packets on one channel, each with a sequence number of its own and

@@ -259,7 +259,7 @@ TEST(source_checked_against_the_pins)
 /*
  * The owner's mapping of the pin changes halfway through a train (the
  * host marks the pin stale): nothing more is read from it, and the message
- * comes back whole, "bad segment".  Pinned again, with the new bytes,
+ * comes back whole, "source gone".  Pinned again, with the new bytes,
  * the same message arrives with those.
  */
 TEST_F(pin, stale_halfway_then_pinned_again)
@@ -379,11 +379,13 @@ static void lose_queued_from(struct sim_net *net, u32 from)
  * fragments go again as filler, the receiver says it has them all, and
  * the message is done: delivered once, never returned.
  */
-TEST_F(pin, stale_after_delivery_with_answers_lost)
+static void delivered_answers_lost(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(pin) *self, bool zero_copy)
 {
 	struct vnet_desc d = xfer_pin(LEN, PIN_ADDR, 18);
 	u64 start;
 
+	self->a->fw.zero_copy = zero_copy;
 	frag_fill(pinned(self, 0), LEN, 18);
 	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
 	for (start = self->net.now; !delivered(&self->net, NULL);) {
@@ -394,18 +396,23 @@ TEST_F(pin, stale_after_delivery_with_answers_lost)
 	self->a->ep[0].fw.pins[PIN].stale = true;
 	sim_net_run_for(&self->net, self->b->fw.busy_timeout +
 				    4 * self->b->fw.quantum);
+	EXPECT_LT(0, self->a->fw.stats.tx_fillers);
 	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
 	EXPECT_EQ(1, self->b->ep[1].fw.stats.received);
 	expect_whole(_metadata, self, LEN, 18);
 	EXPECT_EQ(NULL, sim_peek(self->a, 0, VNET_Q_REP_RECV));
 }
 
-/*
- * "Source gone" on the wire is a lie: only the sender's firmware knows
- * that its pin went.  A peer that answered so would have the sender's
- * library pin and send each piece again; the answer is a bad frame, and
- * the train goes on.
- */
+TEST_F(pin, stale_after_delivery_with_answers_lost)
+{
+	delivered_answers_lost(_metadata, self, true);
+}
+
+TEST_F(pin, stale_after_delivery_with_answers_lost_copying)
+{
+	delivered_answers_lost(_metadata, self, false);
+}
+
 /* A's channel with a message in flight: its peer in *@p, its number *@c. */
 static struct vnet_fw_send_chan *inflight(struct sim_nic *a,
 					  struct vnet_fw_peer **p, u32 *c)
@@ -421,6 +428,62 @@ static struct vnet_fw_send_chan *inflight(struct sim_nic *a,
 	return NULL;
 }
 
+/*
+ * The last fragments out and lost on the way, then the pin goes stale:
+ * they go again as filler, the receiver takes the zeros, finds the
+ * message's checksum wrong and restarts the train, and the restart
+ * returns it -- never delivered with zeros in it.
+ */
+static void last_fragments_lost(struct __test_metadata *_metadata,
+				FIXTURE_DATA(pin) *self, bool zero_copy)
+{
+	struct vnet_desc d = xfer_pin(LEN, PIN_ADDR, 20);
+	const u8 *seg = self->b->ep[1].fw.seg;
+	struct vnet_fw_send_chan *ch = NULL;
+	struct vnet_fw_peer *p;
+	u64 start, restarts;
+	u32 c, i;
+
+	self->a->fw.zero_copy = zero_copy;
+	frag_fill(pinned(self, 0), LEN, 20);
+	memset(self->b->ep[1].fw.seg, 0xaa, LEN);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	for (start = self->net.now;; sim_net_step(&self->net, 20)) {
+		ASSERT_GT(2000000, self->net.now - start);
+		ch = inflight(self->a, &p, &c);
+		if (ch && ch->frag_sent &&
+		    ch->frag_off + ch->frag_len == ch->msg.len)
+			break;
+	}
+	EXPECT_EQ(NULL, sim_peek(self->b, 1, VNET_Q_REQ_RECV));
+	lose_queued_from(&self->net, 0);
+	self->a->ep[0].fw.pins[PIN].stale = true;
+	restarts = self->b->fw.stats.tx_nack[VNET_NACK_RESTART];
+	expect_returned(_metadata, self, LEN, PIN_ADDR, VNET_RET_SOURCE_GONE);
+	EXPECT_LT(0, self->a->fw.stats.tx_fillers);
+	EXPECT_LT(restarts, self->b->fw.stats.tx_nack[VNET_NACK_RESTART]);
+	/* Its range holds its own bytes or what was there: no filler. */
+	for (c = 0, i = 0; i < LEN; i++)
+		c += seg[i] != 0xaa && seg[i] != pinned(self, 0)[i];
+	EXPECT_EQ(0, c);
+}
+
+TEST_F(pin, stale_with_the_last_fragments_lost)
+{
+	last_fragments_lost(_metadata, self, true);
+}
+
+TEST_F(pin, stale_with_the_last_fragments_lost_copying)
+{
+	last_fragments_lost(_metadata, self, false);
+}
+
+/*
+ * "Source gone" on the wire is a lie: only the sender's firmware knows
+ * that its pin went.  A peer that answered so would have the sender's
+ * library pin and send each piece again; the answer is a bad frame, and
+ * the train goes on.
+ */
 TEST_F(pin, a_peer_cannot_say_source_gone)
 {
 	struct vnet_desc d = xfer_pin(LEN, PIN_ADDR, 19);
