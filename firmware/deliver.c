@@ -459,9 +459,8 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 	if (!out.reason) {
 		payload = vnet_fw_payload(src, &d, q, sidx, &in);
 		if (!payload)
-			out.reason = d.flags & VNET_DESC_FROM_PIN ?
-				     VNET_RET_SOURCE_GONE :
-				     VNET_RET_BAD_SEGMENT;
+			out.reason = vnet_fw_src_lost(d.flags &
+						      VNET_DESC_FROM_PIN);
 	}
 	if (!out.reason)
 		out.reason = q == VNET_Q_REQ_SEND ?

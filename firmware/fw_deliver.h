@@ -69,6 +69,18 @@ enum vnet_return_reason vnet_fw_check_msg(u8 flags, u8 nargs, u32 len,
 					  bool wire);
 bool vnet_fw_seg_fits(const struct vnet_fw_ep *ep, u64 offset, u32 len);
 int vnet_fw_pin_find(const struct vnet_fw_ep *ep, u64 addr, u32 len);
+
+/*
+ * Why a message read in place goes back when its bytes are not there: its
+ * sender's segment no longer holds them (a fault of the sender's), or the
+ * pin it reads from was dropped when the mapping changed -- the memory may
+ * well be there, and pinned again the message can go again.
+ */
+static inline u8 vnet_fw_src_lost(bool from_pin)
+{
+	return from_pin ? VNET_RET_SOURCE_GONE : VNET_RET_BAD_SEGMENT;
+}
+
 const u8 *vnet_fw_src_bytes(const struct vnet_fw_ep *ep, int src, u32 gen,
 			    u64 at, u32 len);
 enum vnet_return_reason vnet_fw_find_dest(struct vnet_fw_nic *nic, u32 ep,

@@ -142,18 +142,6 @@ static bool vnet_fw_frag_bytes(struct vnet_fw_nic *nic,
 }
 
 /*
- * Why a train whose bytes cannot be read any more goes back: its sender's
- * segment no longer holds them (a fault of the sender's), or the pin it
- * read from was dropped when the mapping changed -- the memory may well
- * be there, and pinned again the message can go again.
- */
-static u8 vnet_fw_src_lost(const struct vnet_fw_send_chan *ch)
-{
-	return ch->src_pin == VNET_FW_SRC_SEG ? VNET_RET_BAD_SEGMENT :
-						VNET_RET_SOURCE_GONE;
-}
-
-/*
  * Make the fragment at ch->frag_off, numbered ch->seq, the latest on the
  * channel: its length,
  * its bytes, the checksum of the payload to its end, and a clean slate of
@@ -193,7 +181,7 @@ enum vnet_return_reason vnet_fw_frag_load(struct vnet_fw_nic *nic,
 	if (first && len == ch->msg.len)
 		len--;
 	if (!vnet_fw_frag_bytes(nic, ch, ch->frag_off, len))
-		return vnet_fw_src_lost(ch);
+		return vnet_fw_src_lost(ch->src_pin != VNET_FW_SRC_SEG);
 	if (first)
 		ch->train = ch->seq;
 	ch->frag_len = len;
@@ -272,7 +260,9 @@ void vnet_fw_xmit_frag(struct vnet_fw_nic *nic, struct vnet_fw_peer *p, u32 c,
 	/* The buffer holds another fragment since an older one went again. */
 	if (read && !vnet_fw_frag_bytes(nic, ch, off, len)) {
 		if (seq == ch->seq && !ch->frag_sent) {
-			vnet_fw_train_stop(nic, p, ch, vnet_fw_src_lost(ch));
+			vnet_fw_train_stop(nic, p, ch,
+					   vnet_fw_src_lost(ch->src_pin !=
+							    VNET_FW_SRC_SEG));
 			return;
 		}
 		fw_memset(ch->payload, 0, len);

@@ -98,12 +98,12 @@ struct amvnet_ep {
 	 * offsets it covers; a piece of it that came back (xfer_failed) ends
 	 * it (am_send.c, amv_xfer_in_place()), but one whose pin was
 	 * dropped, pinned again (xfer_repins times so far), goes again
-	 * (xfer_resend).  xfer_pin is the source when it is read from a pin.
+	 * (xfer_resend).  xfer_pin is the source when it is read from a pin,
+	 * as long as the extent.
 	 */
 	const struct vnet_desc *xfer_last;
 	uint64_t xfer_lo, xfer_hi;
 	const void *xfer_pin;
-	uint64_t xfer_pin_len;
 	unsigned int xfer_repins;
 	bool xfer_failed;
 	bool xfer_resend;

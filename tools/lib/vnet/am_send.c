@@ -273,7 +273,8 @@ static uint8_t amv_in_place(struct amvnet_ep *ep, const void *src,
 bool amv_pin_again(struct amvnet_ep *ep)
 {
 	struct vnet_pin p = {
-		.addr = (uintptr_t)ep->xfer_pin, .len = ep->xfer_pin_len,
+		.addr = (uintptr_t)ep->xfer_pin,
+		.len = ep->xfer_hi - ep->xfer_lo,
 	};
 	unsigned int tries;
 
@@ -405,7 +406,6 @@ static void amv_xfer_in_place(struct amvnet_ep *ep, struct vnet_desc *last,
 	ep->xfer_lo = dest_offset;
 	ep->xfer_hi = dest_offset + nbytes;
 	ep->xfer_pin = how == VNET_DESC_FROM_PIN ? src : NULL;
-	ep->xfer_pin_len = nbytes;
 	ep->xfer_repins = 0;
 	ep->xfer_failed = false;
 	ep->xfer_resend = false;
