@@ -3,7 +3,8 @@
  * The torture's administrator: root, in a process of its own, doing to the
  * NICs what only CAP_NET_ADMIN may while everyone else works.  It detaches
  * the chaos pair's NICs and attaches them again, with a frame count of its
- * choosing and then their routes; deletes and adds routes; asks for what
+ * choosing and then their routes (a detach waits for the lives to send);
+ * deletes and adds routes; asks for what
  * attach, detach and the routes must refuse; makes a NIC's privileged
  * endpoint and sends a datagram through it; writes the writable module
  * parameters and the debugfs delays, in range and out; takes the chaos
@@ -34,11 +35,15 @@
 #define A_PARAMS	"/sys/module/vnet/parameters/"
 #define A_DEBUGFS	"/sys/kernel/debug/vnet/"
 
+#define A_AWAY_S	2.0	/* the longest a NIC stays detached, about */
+
 struct admin {
 	struct t_ctl *ctl;
 	uint64_t rng, seed;
 	int fd;
 	bool attached[2];		/* NICs C and D */
+	uint32_t sent_then[T_LIVES_PAIRS];	/* lives' requests at the last attach */
+	double away_since[2];		/* when NIC C or D was detached */
 	double ledger_up_at;		/* its link is down until then */
 };
 
@@ -146,12 +151,15 @@ static void a_attach(struct admin *a, int i)
 	uint32_t id = T_NIC_C + i, peer = T_NIC_D - i;
 	uint32_t frames = t_chance(&a->rng, 20) ? 0 :
 			  2 + t_below(&a->rng, 7);
-	int err = t_attach(a->fd, a_if(i), id, frames);
+	int err = t_attach(a->fd, a_if(i), id, frames), k;
 
 	a_expect(a, T_OP_ATTACH, err, 0, ENOMEM, T_END);
 	if (err)
 		return;
 	a->attached[i] = true;
+	for (k = 0; k < T_LIVES_PAIRS; k++)
+		a->sent_then[k] = __atomic_load_n(&a->ctl->lv.pair[k].sent,
+						  __ATOMIC_ACQUIRE);
 	/* The peer's route to us survived us; ours to it is new. */
 	if (a->attached[!i]) {
 		a_expect(a, T_OP_ROUTE, t_route(a->fd, VNET_IOC_ROUTE_ADD, id,
@@ -175,8 +183,30 @@ static void a_detach(struct admin *a, int i)
 
 	a_expect(a, T_OP_DETACH, err, a->attached[i] ? 0 : ENODEV,
 		 T_END);
-	if (!err)
+	if (!err) {
 		a->attached[i] = false;
+		a->away_since[i] = t_now();
+	}
+}
+
+/*
+ * Has every lives pair sent a request since the last attach?  Until then
+ * another detach waits: on a slow kernel the admin's turns come seconds
+ * apart, and a detach right after an attach could leave a pair a run
+ * without one life on each end at once, proving nothing.
+ */
+static bool a_lives_went_on(struct admin *a)
+{
+	int k;
+
+	for (k = 0; k < T_LIVES_PAIRS; k++) {
+		uint32_t sent = __atomic_load_n(&a->ctl->lv.pair[k].sent,
+						__ATOMIC_ACQUIRE);
+
+		if (sent == a->sent_then[k] && sent < T_LIVES_SEQ)
+			return false;
+	}
+	return true;
 }
 
 static void a_route(struct admin *a, int i)
@@ -362,18 +392,31 @@ void t_admin_run(struct t_ctl *ctl, uint64_t seed)
 	a_knobs_save(false);
 	for (n = 0; !__atomic_load_n(&ctl->chaos_stop, __ATOMIC_ACQUIRE); n++) {
 		uint32_t pick = t_below(&a.rng, 100);
-		int i = t_below(&a.rng, 2);
+		int i = t_below(&a.rng, 2), k;
 
 		a_flap(&a, false);
+		/*
+		 * Away for a few seconds at most, whatever the dice say: on a
+		 * slow kernel a turn can take seconds, and a NIC left away for
+		 * the rest of the run would leave the lives nothing to do.
+		 */
+		for (k = 0; k < 2; k++)
+			if (!a.attached[k] &&
+			    t_now() - a.away_since[k] > A_AWAY_S) {
+				pick = 0;
+				i = k;
+			}
 		/* However few turns it gets, a detach, an attach, an rmmod. */
 		if (n < 3) {
 			pick = n < 2 ? 0 : 50;
 			i = 0;
 		}
-		if (pick < 15)
-			a.attached[i] ? a_detach(&a, i) : a_attach(&a, i);
+		if (pick < 15 && !a.attached[i])
+			a_attach(&a, i);
+		else if (pick < 15 && (n < 3 || a_lives_went_on(&a)))
+			a_detach(&a, i);
 		else if (pick < 25)
-			a_route(&a, i);
+			a_route(&a, i);	/* or a detach that must wait */
 		else if (pick < 45)
 			a_bad(&a);
 		else if (pick < 60)
