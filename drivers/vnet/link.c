@@ -19,6 +19,17 @@
 /* Frames queued for the firmware before we drop. */
 #define VNET_RXQ_MAX		4096
 
+/* What the packet handler learned of a frame, for the firmware thread. */
+struct vnet_link_cb {
+	bool gathered;			/* copied into one buffer */
+};
+
+static struct vnet_link_cb *vnet_link_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct vnet_link_cb) > sizeof(skb->cb));
+	return (struct vnet_link_cb *)skb->cb;
+}
+
 static int vnet_link_rcv(struct sk_buff *skb, struct net_device *dev,
 			 struct packet_type *pt, struct net_device *orig_dev)
 {
@@ -34,6 +45,22 @@ static int vnet_link_rcv(struct sk_buff *skb, struct net_device *dev,
 	if (skb_queue_len(&nic->rxq) >= VNET_RXQ_MAX) {
 		atomic64_inc(&nic->rx_dropped);
 		goto drop;
+	}
+	/*
+	 * Pages their sender may still write -- a zero-copy sender's on this
+	 * host, through veth -- are read once, into one buffer
+	 * (vnet_link_bytes()).  Here, where the frame arrives, which on veth
+	 * is the sending CPU, rather than in the firmware thread, which
+	 * would then copy every byte of such a frame twice while the
+	 * sender's CPU waited for its answer.
+	 */
+	vnet_link_cb(skb)->gathered = false;
+	if (skb_has_shared_frag(skb) && !skb_has_frag_list(skb)) {
+		if (skb_linearize(skb)) {
+			atomic64_inc(&nic->rx_dropped);
+			goto drop;
+		}
+		vnet_link_cb(skb)->gathered = true;
 	}
 	skb_queue_tail(&nic->rxq, skb);
 	wake_up(&nic->fw_wq);
@@ -90,6 +117,8 @@ bool vnet_link_bytes(struct vnet_nic *nic, struct sk_buff *skb,
 	/* Device memory (devmem TCP's queues): not for the CPU to read. */
 	if (!skb_frags_readable(skb))
 		goto drop;
+	if (vnet_link_cb(skb)->gathered)
+		nic->rx_gathered_bytes += skb->len;
 	if (skb_is_nonlinear(skb) && !vnet_link_in_place(skb)) {
 		if (skb_linearize(skb))
 			goto drop;
