@@ -430,16 +430,16 @@ static const u8 *vnet_fw_payload(const struct vnet_fw_ep *src,
 }
 
 /*
- * Try to move the message at the head of send queue @q of a resident
- * endpoint.  The caller has checked that the queue holds one, and that its
- * head is not a train still going out.
+ * Try to move the next message posted on send queue @q of a resident
+ * endpoint, the first not taken yet.  The caller has checked that there is
+ * one.
  */
 enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 				       struct vnet_fw_ep *src,
 				       struct vnet_frame *frame,
 				       unsigned int q)
 {
-	u32 sidx = src->send_cons[q] & VNET_QUEUE_MASK;
+	u32 sidx = src->send_taken[q] & VNET_QUEUE_MASK;
 	struct vnet_fw_outcome out = { VNET_FW_REFUSED, VNET_RET_NONE };
 	const u8 *payload = NULL;
 	enum vnet_fw_verdict verdict = VNET_FW_DONE;
@@ -490,9 +490,6 @@ enum vnet_fw_verdict vnet_fw_send_head(struct vnet_fw_nic *nic,
 			vnet_fw_token_revive(src, rt.token->serial, out.reason);
 	}
 	/* Its train reads the segment still: the entry goes when it ends. */
-	if (out.fate == VNET_FW_STARTED)
-		src->train_head |= VNET_FW_QUEUE_BIT(q);
-	else
-		vnet_fw_send_consume(src, frame, q);
+	vnet_fw_send_take(src, frame, q, out.fate == VNET_FW_STARTED);
 	return verdict;
 }

@@ -12,8 +12,10 @@ int vnet_fw_send_pending(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 			 unsigned int q);
 int vnet_fw_recv_room(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 		      unsigned int q);
-void vnet_fw_send_consume(struct vnet_fw_ep *ep, struct vnet_frame *frame,
-			  unsigned int q);
+void vnet_fw_send_take(struct vnet_fw_ep *ep, struct vnet_frame *frame,
+		       unsigned int q, bool held);
+u32 vnet_fw_send_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame,
+			unsigned int q);
 struct vnet_desc *vnet_fw_recv_slot(struct vnet_fw_ep *ep,
 				    struct vnet_frame *frame, unsigned int q);
 void vnet_fw_recv_publish(struct vnet_fw_ep *ep, struct vnet_frame *frame,

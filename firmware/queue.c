@@ -22,15 +22,21 @@ static void vnet_fw_queue_error(struct vnet_fw_ep *ep, unsigned int q,
 	ep->queue_errors |= bit;
 }
 
-/* Entries posted on send queue @q, or -1 when the producer index is bogus. */
+/*
+ * Entries posted on send queue @q and not taken yet, or -1 when the
+ * producer index is bogus: more than a queue's worth past the consumer
+ * index, or short of what the firmware has taken already.
+ */
 int vnet_fw_send_pending(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 			 unsigned int q)
 {
 	u32 prod = fw_load_acquire(&frame->prod[q].val);
 	u32 posted = prod - ep->send_cons[q];
+	u32 taken = ep->send_taken[q] - ep->send_cons[q];
+	bool bogus = posted > VNET_QUEUE_DEPTH || posted < taken;
 
-	vnet_fw_queue_error(ep, q, posted > VNET_QUEUE_DEPTH);
-	return posted > VNET_QUEUE_DEPTH ? -1 : (int)posted;
+	vnet_fw_queue_error(ep, q, bogus);
+	return bogus ? -1 : (int)(posted - taken);
 }
 
 /* Free entries on receive queue @q; a bogus consumer index reads as full. */
@@ -46,11 +52,39 @@ int vnet_fw_recv_room(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 	return VNET_QUEUE_DEPTH - used;
 }
 
-void vnet_fw_send_consume(struct vnet_fw_ep *ep, struct vnet_frame *frame,
-			  unsigned int q)
+/*
+ * Move the consumer index of send queue @q past the entries taken, up to
+ * the first one a train still holds.  Returns how many it passed.
+ */
+u32 vnet_fw_send_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame,
+			unsigned int q)
 {
-	ep->send_cons[q]++;
-	fw_store_release(&frame->cons[q].val, ep->send_cons[q]);
+	u32 cons = ep->send_cons[q], n = 0;
+
+	while (cons != ep->send_taken[q] &&
+	       !(ep->train_held[q] >> (cons & VNET_QUEUE_MASK) & 1)) {
+		cons++;
+		n++;
+	}
+	if (n) {
+		ep->send_cons[q] = cons;
+		fw_store_release(&frame->cons[q].val, cons);
+	}
+	return n;
+}
+
+/*
+ * The entry at the head of what is posted on send queue @q is taken;
+ * @held: by a train that reads its message in place, until the train ends.
+ */
+void vnet_fw_send_take(struct vnet_fw_ep *ep, struct vnet_frame *frame,
+		       unsigned int q, bool held)
+{
+	if (held)
+		ep->train_held[q] |= 1u << (ep->send_taken[q] &
+					    VNET_QUEUE_MASK);
+	ep->send_taken[q]++;
+	vnet_fw_send_retire(ep, frame, q);
 }
 
 struct vnet_desc *vnet_fw_recv_slot(struct vnet_fw_ep *ep,
@@ -71,10 +105,10 @@ void vnet_fw_recv_publish(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 }
 
 /*
- * Messages posted but not yet taken by the firmware?  The host asks this of
- * an endpoint it is about to evict or has just evicted; no side effects.
- * A head still going out as a train is taken, until its train ends:
- * delivered, or its return written.
+ * Messages posted but not yet taken by the firmware, or entries whose
+ * trains have ended and that only a round with the endpoint on the card
+ * lets go?  The host asks this of an endpoint it is about to evict or has
+ * just evicted; no side effects.
  */
 bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 			   const struct vnet_frame *frame)
@@ -83,9 +117,10 @@ bool vnet_fw_sends_pending(const struct vnet_fw_ep *ep,
 
 	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++) {
 		u32 posted = fw_read_once(frame->prod[q].val) - ep->send_cons[q];
-		u32 going = (ep->train_head & ~ep->train_done) >> q & 1;
+		u32 taken = ep->send_taken[q] - ep->send_cons[q];
 
-		if (posted > going && posted <= VNET_QUEUE_DEPTH)
+		if (ep->train_done[q] ||
+		    (posted > taken && posted <= VNET_QUEUE_DEPTH))
 			return true;
 	}
 	return false;

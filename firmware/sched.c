@@ -24,15 +24,19 @@ static const unsigned int vnet_fw_send_order[] = {
 };
 
 /*
- * Messages posted on send queue @q for the firmware to take now: not while
- * its head is a train still reading the segment (train_tx.c), which the
- * rest of the queue waits for.
+ * Messages posted on send queue @q for the firmware to take now: past any
+ * train still reading the segment (train_tx.c), which holds only its own
+ * entry.
  */
 static bool vnet_fw_can_send(struct vnet_fw_ep *ep, struct vnet_frame *frame,
 			     unsigned int q)
 {
-	return !(ep->train_head & VNET_FW_QUEUE_BIT(q)) &&
-	       vnet_fw_send_pending(ep, frame, q) > 0;
+	return vnet_fw_send_pending(ep, frame, q) > 0;
+}
+
+static bool vnet_fw_trains_ended(const struct vnet_fw_ep *ep)
+{
+	return ep->train_done[VNET_Q_REQ_SEND] | ep->train_done[VNET_Q_REP_SEND];
 }
 
 static bool vnet_fw_has_sends(struct vnet_fw_ep *ep, struct vnet_frame *frame)
@@ -47,7 +51,7 @@ static bool vnet_fw_has_unheld_sends(struct vnet_fw_ep *ep,
 {
 	unsigned int q;
 
-	if (ep->train_done)
+	if (vnet_fw_trains_ended(ep))
 		return true;
 	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++)
 		if (!(ep->held & VNET_FW_QUEUE_BIT(q)) &&
@@ -136,7 +140,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		if (ep->resume_peers && !fw_read_once(ep->moving))
 			vnet_fw_send_resumes(nic, ep);
 		/* Its trains from the segment that ended give back their heads. */
-		if (ep->train_done)
+		if (vnet_fw_trains_ended(ep))
 			round.messages += vnet_fw_trains_retire(ep, frame);
 		if (!vnet_fw_has_sends(ep, frame))
 			continue;

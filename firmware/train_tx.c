@@ -490,22 +490,23 @@ bool vnet_fw_train_rewind(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 }
 
 /*
- * Send queues of @ep whose train from its segment has ended: their heads
- * may go now.  Only while @ep is resident and not moving, so the firmware
- * writes no index the host is copying.
+ * Entries of @ep whose trains from its segment have ended: they may go
+ * now, and the consumer index moves past them as far as no train still
+ * holds an entry.  Only while @ep is resident and not moving, so the
+ * firmware writes no index the host is copying.  Returns the entries the
+ * index passed.
  */
 u32 vnet_fw_trains_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame)
 {
-	u32 done = ep->train_done & ep->train_head, retired = 0;
+	u32 retired = 0;
 	unsigned int q;
 
 	for (q = VNET_Q_REQ_SEND; q <= VNET_Q_REP_SEND; q++) {
-		if (!(done & VNET_FW_QUEUE_BIT(q)))
+		if (!ep->train_done[q])
 			continue;
-		vnet_fw_send_consume(ep, frame, q);
-		retired++;
+		ep->train_held[q] &= ~ep->train_done[q];
+		ep->train_done[q] = 0;
+		retired += vnet_fw_send_retire(ep, frame, q);
 	}
-	ep->train_head &= ~done;
-	ep->train_done = 0;
 	return retired;
 }

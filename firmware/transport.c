@@ -152,7 +152,7 @@ void vnet_fw_chan_set_state(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 	 * resolved one (libvnet, amv_xfer_seg()).
 	 */
 	if (ch->from_seg && ch->src && to == VNET_CHAN_FREE) {
-		ch->src->train_done |= VNET_FW_QUEUE_BIT(ch->queue);
+		ch->src->train_done[ch->queue] |= 1u << ch->entry;
 		/*
 		 * Only a round that finds it on the card retires the entry:
 		 * a sender evicted while its train went on is brought back
@@ -515,6 +515,8 @@ struct vnet_fw_outcome vnet_fw_send_remote(struct vnet_fw_nic *nic,
 	ch->src_at = in->at;
 	ch->src_ep = src->name.ep;
 	ch->queue = q;
+	/* The message is the next one @src posted on @q. */
+	ch->entry = src->send_taken[q] & VNET_QUEUE_MASK;
 	ch->taken_at = nic->now;
 	ch->heard_at = nic->now;
 	ch->seq++;
@@ -624,8 +626,8 @@ void vnet_fw_ep_forget(struct vnet_fw_nic *nic, struct vnet_fw_ep *ep)
 	/* No peer is told it is back: it never will be. */
 	ep->resume_peers = 0;
 	/* Nor are its send queue entries ever taken. */
-	ep->train_head = 0;
-	ep->train_done = 0;
+	fw_memset(ep->train_held, 0, sizeof(ep->train_held));
+	fw_memset(ep->train_done, 0, sizeof(ep->train_done));
 	vnet_fw_trains_drop_ep(nic, ep);
 
 	/* Freeing a channel can drop its peer from the list: walk backwards. */

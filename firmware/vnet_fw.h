@@ -217,7 +217,14 @@ struct vnet_fw_ep {
 	u64 reply_key;
 	struct vnet_fw_translation xlate[VNET_MAX_SLOTS];
 
-	u32 send_cons[2];		/* VNET_Q_REQ_SEND, VNET_Q_REP_SEND */
+	/*
+	 * Send queues (VNET_Q_REQ_SEND, VNET_Q_REP_SEND): the next entry to
+	 * take, and the consumer index the user sees, which passes an entry
+	 * only once the firmware is done with it.  They differ while an entry
+	 * is held by its train (train_held below).
+	 */
+	u32 send_taken[2];
+	u32 send_cons[2];
 	u32 recv_prod[2];		/* VNET_Q_REQ_RECV, VNET_Q_REP_RECV */
 	u32 queue_errors;
 	/*
@@ -283,13 +290,15 @@ struct vnet_fw_ep {
 	 */
 	u32 recv_reserved[2];
 	/*
-	 * Send queues, a bit per queue, whose head is a message read from
-	 * its segment as its train goes out: the entry stays until the
-	 * train ends (train_tx.c), and the queue waits behind it.  Once it
+	 * By send queue, a bit per entry (its index modulo VNET_QUEUE_DEPTH):
+	 * entries taken whose messages are read from the segment or a pin as
+	 * their trains go out.  Such an entry stays until its train ends
+	 * (train_tx.c), and the consumer index waits at it, while the
+	 * entries after it are taken and go out meanwhile.  Once the train
 	 * has ended, its bit in train_done says the entry may go.
 	 */
-	u32 train_head;
-	u32 train_done;
+	u32 train_held[2];
+	u32 train_done[2];
 	struct vnet_fw_ep_stats stats;
 };
 
@@ -395,6 +404,7 @@ struct vnet_fw_send_chan {
 	u16 retries;			/* timer retransmissions since an answer */
 	u8 state;			/* enum vnet_fw_chan_state */
 	u8 queue;			/* VNET_Q_REQ_SEND or VNET_Q_REP_SEND */
+	u8 entry;			/* its index there, modulo the depth */
 	u8 reason;			/* RETURNING: why */
 	bool nacked;			/* the latest transmission was NACKed */
 	bool sampled;			/* its answer gave a round trip (rtt.c) */

@@ -28,8 +28,9 @@ static void vnet_debugfs_show_ep(struct seq_file *m, struct vnet_ep *ep)
 	for (q = 0; q < VNET_NR_QUEUES; q++)
 		seq_printf(m, " q%d %u/%u", q, READ_ONCE(frame->prod[q].val),
 			   READ_ONCE(frame->cons[q].val));
-	seq_printf(m, " fw %u %u %u %u err %#x active %llu served %d\n",
-		   ep->fw.send_cons[0], ep->fw.send_cons[1],
+	seq_printf(m, " fw %u/%u %u/%u %u %u err %#x active %llu served %d\n",
+		   ep->fw.send_taken[0], ep->fw.send_cons[0],
+		   ep->fw.send_taken[1], ep->fw.send_cons[1],
 		   ep->fw.recv_prod[0], ep->fw.recv_prod[1],
 		   ep->fw.queue_errors, READ_ONCE(ep->fw.active_at),
 		   READ_ONCE(ep->fw.served));

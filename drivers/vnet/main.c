@@ -96,6 +96,8 @@ static void __init vnet_check_abi(void)
 	BUILD_BUG_ON(sizeof(struct vnet_frame_hdr) != 64);
 	BUILD_BUG_ON(offsetof(struct vnet_frame, queue) != 1024);
 	BUILD_BUG_ON(sizeof(struct vnet_frame) > VNET_FRAME_SIZE);
+	/* The firmware keeps a bit per send queue entry in a u32. */
+	BUILD_BUG_ON(VNET_QUEUE_DEPTH > 32);
 	BUILD_BUG_ON(VNET_FRAME_SIZE % PAGE_SIZE);
 	BUILD_BUG_ON(VNET_STAGING_SIZE % PAGE_SIZE);
 	BUILD_BUG_ON(VNET_STAGING_SIZE > VNET_MMAP_STAGING);

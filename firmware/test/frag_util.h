@@ -141,7 +141,9 @@ static inline bool frag_all_quiet(struct sim_net *net)
 		for (j = 0; j < s->nr_eps; j++)
 			if (s->ep[j].fw.recv_reserved[0] ||
 			    s->ep[j].fw.recv_reserved[1] ||
-			    s->ep[j].fw.train_head || s->ep[j].fw.unresolved)
+			    s->ep[j].fw.train_held[0] ||
+			    s->ep[j].fw.train_held[1] ||
+			    s->ep[j].fw.unresolved)
 				return false;
 	}
 	return true;

@@ -611,4 +611,65 @@ TEST_F(win, small_max_retries_wait_two_quanta)
 	EXPECT_GE(3 * q, self->net.now - deadline);
 }
 
+/* Trains on @a's channels to its peer that read their sender's segment. */
+static u32 trains_from_seg(const struct sim_nic *a)
+{
+	u32 c, n = 0;
+
+	for (c = 0; c < a->fw.nchannels; c++) {
+		const struct vnet_fw_send_chan *ch = &a->fw.peers[0].tx[c];
+
+		n += ch->state != VNET_CHAN_FREE && ch->is_train &&
+		     ch->from_seg;
+	}
+	return n;
+}
+
+/*
+ * Two XFERs read from the segment, one after the other on one send queue:
+ * the second is taken and goes while the first is still on its way, not
+ * after it -- a train holds only its own entry -- but the consumer index,
+ * which tells the sender it may change a source again, passes neither
+ * until the first has ended, even when the second, shorter, ends first.
+ * Both arrive whole, once.
+ */
+TEST_F(win, trains_from_the_segment_overlap)
+{
+	const struct vnet_frame *frame = self->a->ep[0].frame;
+	struct vnet_desc big = frag_xfer_seg(LEN, SRC, 0);
+	struct vnet_desc small = frag_xfer_seg(LEN / 4, SRC + LEN, LEN);
+	u32 most = 0, cons_when_small_in = ~0u;
+	u64 start = self->net.now;
+	bool small_in = false;
+	const struct vnet_desc *got;
+
+	big.args[0] = 1;
+	small.args[0] = 2;
+	frag_fill(self->a->ep[0].fw.seg + SRC, LEN, 1);
+	frag_fill(self->a->ep[0].fw.seg + SRC + LEN, LEN / 4, 2);
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &big, NULL));
+	ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &small, NULL));
+	while (frame->cons[VNET_Q_REQ_SEND].val != 2) {
+		ASSERT_GT(1000 * self->a->fw.quantum, self->net.now - start);
+		step(self);
+		if (trains_from_seg(self->a) > most)
+			most = trains_from_seg(self->a);
+		got = sim_peek(self->b, 1, VNET_Q_REQ_RECV);
+		if (got && !small_in) {
+			/* The shorter one, second in the queue, is first in. */
+			EXPECT_EQ(2, got->args[0]);
+			EXPECT_EQ(LEN / 4, got->len);
+			EXPECT_TRUE(frag_same(self->b->ep[1].fw.seg + LEN,
+					      LEN / 4, 2));
+			sim_consume(self->b, 1, VNET_Q_REQ_RECV);
+			small_in = true;
+			cons_when_small_in = frame->cons[VNET_Q_REQ_SEND].val;
+		}
+	}
+	EXPECT_EQ(2, most);
+	EXPECT_TRUE(small_in);
+	EXPECT_EQ(0, cons_when_small_in);
+	expect_whole_once(_metadata, self, LEN, 1);
+}
+
 TEST_HARNESS_MAIN

@@ -621,10 +621,11 @@ static void fz_dump(struct fz_net *f)
 			const struct vnet_fw_ep *ep = &f->net.nic[i]->ep[j].fw;
 			const struct fz_user *u = &f->user[i][j];
 
-			fprintf(stderr, "  ep %u: idle %d, %u/%u resolved, %u unresolved, train_head %#x done %#x, %s, %u faults asked\n",
+			fprintf(stderr, "  ep %u: idle %d, %u/%u resolved, %u unresolved, trains held %#x %#x done %#x %#x, %s, %u faults asked\n",
 				j, fz_user_idle(f, i, j), u->resolved,
-				u->posted, ep->unresolved, ep->train_head,
-				ep->train_done, ep->frame ? "on the card" : "off",
+				u->posted, ep->unresolved, ep->train_held[0],
+				ep->train_held[1], ep->train_done[0],
+				ep->train_done[1], ep->frame ? "on the card" : "off",
 				f->net.nic[i]->faults_requested[j]);
 		}
 	}

@@ -387,14 +387,13 @@ static void amv_wait_taken(struct amvnet_ep *ep, unsigned int q)
 
 /*
  * A bulk request read in place (@how), larger than VNET_XFER_MAX: pieces of
- * VNET_XFER_MAX, each posted once the firmware has taken the one before
- * -- it would start none sooner: a message read in place holds
- * the head of its queue until it is delivered or comes back.  A piece
- * that comes back (busy, unreachable, outside a segment) ends the
- * transfer there, reported to handler 0 once, with the user's handler and
- * arguments (amv_returned()); posting the rest would have the receiver
- * run its handler on the last piece alone.  Returns once the firmware has
- * taken the last piece posted.
+ * VNET_XFER_MAX, each posted once the firmware is done with the one before
+ * (delivered, or back), so that one that came back is seen before the next
+ * goes.  A piece that comes back (busy, unreachable, outside a segment)
+ * ends the transfer there, reported to handler 0 once, with the user's
+ * handler and arguments (amv_returned()); posting the rest would have the
+ * receiver run its handler on the last piece alone.  Returns once the
+ * firmware is done with the last piece posted.
  */
 static void amv_xfer_in_place(struct amvnet_ep *ep, struct vnet_desc *last,
 			      uint8_t how, const uint8_t *src, uint64_t nbytes,
