@@ -45,7 +45,7 @@ static bool vnet_fw_has_sends(struct vnet_fw_ep *ep, struct vnet_frame *frame)
 	       vnet_fw_can_send(ep, frame, VNET_Q_REQ_SEND);
 }
 
-/* Posted messages that are not stuck behind a held head, or a train's. */
+/* Posted messages not stuck behind a held head, or trains ended. */
 static bool vnet_fw_has_unheld_sends(struct vnet_fw_ep *ep,
 				     struct vnet_frame *frame)
 {
@@ -139,7 +139,7 @@ struct vnet_fw_round vnet_fw_poll(struct vnet_fw_nic *nic, u64 now)
 		 */
 		if (ep->resume_peers && !fw_read_once(ep->moving))
 			vnet_fw_send_resumes(nic, ep);
-		/* Its trains from the segment that ended give back their heads. */
+		/* Its trains from the segment that ended give back their entries. */
 		if (vnet_fw_trains_ended(ep))
 			round.messages += vnet_fw_trains_retire(ep, frame);
 		if (!vnet_fw_has_sends(ep, frame))

@@ -492,9 +492,9 @@ bool vnet_fw_train_rewind(struct vnet_fw_nic *nic, struct vnet_fw_peer *p,
 /*
  * Entries of @ep whose trains from its segment have ended: they may go
  * now, and the consumer index moves past them as far as no train still
- * holds an entry.  Only while @ep is resident and not moving, so the
- * firmware writes no index the host is copying.  Returns the entries the
- * index passed.
+ * holds an entry.  Only from a round that found @ep in a frame: a move
+ * takes it out of the frame table first, so the firmware writes no index
+ * the host is copying.  Returns the entries the index passed.
  */
 u32 vnet_fw_trains_retire(struct vnet_fw_ep *ep, struct vnet_frame *frame)
 {

@@ -357,6 +357,16 @@ void vnet_fw_set_took(struct vnet_fw_peer *p, u32 ep, bool took)
 }
 
 /*
+ * Trains one sender may have on the wire to a peer: half of what the peer
+ * takes, so that a sender streaming bulk data, whose trains no longer wait
+ * for each other in its queue, leaves the others room for theirs.
+ */
+static u32 vnet_fw_src_trains(u32 trains_max)
+{
+	return trains_max > 1 ? trains_max / 2 : 1;
+}
+
+/*
  * May a message from @src to endpoint @ep of peer @p take one more channel?
  * Not past a share, half the channels (rounded up), from @src, nor past a
  * share on its way to @ep from all senders together -- a train between two
@@ -395,7 +405,7 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 	u32 share = (nic->nchannels + 1) / 2;
 	u32 trains_max = nic->nchannels > 1 ? nic->nchannels / 2 : 1;
 	u32 c, from_src = 0, to_ep = 0, trains = 0, doubtful = 0;
-	u32 trains_to_q = 0;
+	u32 trains_to_q = 0, trains_from_src = 0;
 
 	if (trains_max > VNET_FW_PEER_TRAINS / 2)
 		trains_max = VNET_FW_PEER_TRAINS / 2;
@@ -407,6 +417,8 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 			continue;
 		if (ch->is_train)
 			trains++;
+		if (ch->is_train && ch->src == src)
+			trains_from_src++;
 		if (ch->src == src) {
 			if (ch->state == VNET_CHAN_RETURNING)
 				return false;
@@ -435,7 +447,8 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 	if (doubtful >= share && !vnet_fw_took(p, ep))
 		return false;
 	return from_src < share && to_ep < share &&
-	       (!train || trains < trains_max);
+	       (!train || (trains < trains_max &&
+			   trains_from_src < vnet_fw_src_trains(trains_max)));
 }
 
 /*

@@ -672,4 +672,59 @@ TEST_F(win, trains_from_the_segment_overlap)
 	expect_whole_once(_metadata, self, LEN, 1);
 }
 
+/*
+ * One sender streaming XFERs from its segment has at most half the trains
+ * a peer takes on the wire at once (two of four here), whatever its queue
+ * holds: another endpoint's message that needs a train finds a channel
+ * while the stream goes on, and arrives before it ends.
+ */
+TEST_F(win, one_sender_leaves_trains_for_the_others)
+{
+	struct vnet_desc medium = { .handler = 3, .nargs = 4,
+				    .flags = VNET_DESC_MEDIUM, .len = 4000 };
+	u32 i, most = 0, bulk_in = 0, bulk_before_medium = ~0u;
+	u64 start = self->net.now;
+	const struct vnet_desc *got;
+	bool posted = false;
+	u8 buf[4000];
+
+	sim_map(self->a, 1, 0, 1, 1, TAG);
+	for (i = 0; i < 8; i++) {
+		struct vnet_desc d = frag_xfer_seg(LEN / 4, SRC + i * (LEN / 4),
+						   i * (LEN / 4));
+
+		d.args[0] = 10 + i;
+		frag_fill(self->a->ep[0].fw.seg + SRC + i * (LEN / 4), LEN / 4,
+			  10 + i);
+		ASSERT_EQ(0, sim_post(self->a, 0, VNET_Q_REQ_SEND, &d, NULL));
+	}
+	medium.args[0] = 99;
+	frag_fill(buf, sizeof(buf), 99);
+	while (bulk_in < 8) {
+		ASSERT_GT(1000 * self->a->fw.quantum, self->net.now - start);
+		step(self);
+		if (trains_from_seg(self->a) > most)
+			most = trains_from_seg(self->a);
+		/* Once the stream is under way, the other endpoint sends. */
+		if (most && !posted) {
+			ASSERT_EQ(0, sim_post(self->a, 1, VNET_Q_REQ_SEND,
+					      &medium, buf));
+			posted = true;
+		}
+		while ((got = sim_peek(self->b, 1, VNET_Q_REQ_RECV))) {
+			if (got->args[0] == 99) {
+				EXPECT_EQ(sizeof(buf), got->len);
+				bulk_before_medium = bulk_in;
+			} else {
+				bulk_in++;
+			}
+			sim_consume(self->b, 1, VNET_Q_REQ_RECV);
+		}
+	}
+	TH_LOG("trains from the stream at once: %u; %u of its 8 in before "
+	       "the other endpoint's message", most, bulk_before_medium);
+	EXPECT_EQ(2, most);
+	EXPECT_GT(8, bulk_before_medium);
+}
+
 TEST_HARNESS_MAIN
