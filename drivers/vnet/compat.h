@@ -9,6 +9,10 @@
 
 #include <linux/mm.h>
 #include <linux/skbuff.h>
+#ifdef VNET_HAVE_SKBUFF_REF_H
+/* 6.9 moved skb_frag_unref() and its kin out of skbuff.h. */
+#include <linux/skbuff_ref.h>
+#endif
 
 /*
  * Each VNET_HAVE_* is defined by Kbuild when the kernel's headers have the

@@ -21,13 +21,48 @@
 
 /* What the packet handler learned of a frame, for the firmware thread. */
 struct vnet_link_cb {
-	bool gathered;			/* copied into one buffer */
+	bool gathered;			/* its payload copied, unshared */
 };
 
 static struct vnet_link_cb *vnet_link_cb(struct sk_buff *skb)
 {
 	BUILD_BUG_ON(sizeof(struct vnet_link_cb) > sizeof(skb->cb));
 	return (struct vnet_link_cb *)skb->cb;
+}
+
+/*
+ * Copy the pages of @skb that their sender may still write into pages of
+ * our own, a page at a time: no high-order allocation in softirq context,
+ * and the firmware then reads them in place.  A frame list, or a fragment
+ * larger than a page, is gathered into one buffer instead.  On failure
+ * some fragments may be ours already: the frame is dropped whole.
+ */
+static int vnet_link_unshare(struct sk_buff *skb)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	int i;
+
+	if (skb_has_frag_list(skb))
+		return skb_linearize(skb);
+	for (i = 0; i < sh->nr_frags; i++)
+		if (skb_frag_size(&sh->frags[i]) > PAGE_SIZE)
+			return skb_linearize(skb);
+	if (skb_unclone(skb, GFP_ATOMIC))
+		return -ENOMEM;
+	for (i = 0; i < sh->nr_frags; i++) {
+		skb_frag_t *f = &sh->frags[i];
+		unsigned int len = skb_frag_size(f);
+		struct page *page = alloc_page(GFP_ATOMIC);
+
+		if (!page)
+			return -ENOMEM;
+		memcpy_from_page(page_address(page), skb_frag_page(f),
+				 skb_frag_off(f), len);
+		skb_frag_unref(skb, i);
+		__skb_fill_page_desc(skb, i, page, 0, len);
+	}
+	sh->flags &= ~SKBFL_SHARED_FRAG;
+	return 0;
 }
 
 static int vnet_link_rcv(struct sk_buff *skb, struct net_device *dev,
@@ -48,15 +83,15 @@ static int vnet_link_rcv(struct sk_buff *skb, struct net_device *dev,
 	}
 	/*
 	 * Pages their sender may still write -- a zero-copy sender's on this
-	 * host, through veth -- are read once, into one buffer
-	 * (vnet_link_bytes()).  Here, where the frame arrives, which on veth
-	 * is the sending CPU, rather than in the firmware thread, which
+	 * host, through veth -- are read once, into pages of our own
+	 * (vnet_link_in_place()).  Here, where the frame arrives, which on
+	 * veth is the sending CPU, rather than in the firmware thread, which
 	 * would then copy every byte of such a frame twice while the
 	 * sender's CPU waited for its answer.
 	 */
 	vnet_link_cb(skb)->gathered = false;
-	if (skb_has_shared_frag(skb) && !skb_has_frag_list(skb)) {
-		if (skb_linearize(skb)) {
+	if (skb_has_shared_frag(skb) && skb_frags_readable(skb)) {
+		if (vnet_link_unshare(skb)) {
 			atomic64_inc(&nic->rx_dropped);
 			goto drop;
 		}
