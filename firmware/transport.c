@@ -415,10 +415,10 @@ static bool vnet_fw_may_send(const struct vnet_fw_nic *nic,
 
 		if (ch->state == VNET_CHAN_FREE)
 			continue;
-		if (ch->is_train)
+		if (ch->is_train) {
 			trains++;
-		if (ch->is_train && ch->src == src)
-			trains_from_src++;
+			trains_from_src += ch->src == src;
+		}
 		if (ch->src == src) {
 			if (ch->state == VNET_CHAN_RETURNING)
 				return false;

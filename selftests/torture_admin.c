@@ -3,7 +3,7 @@
  * The torture's administrator: root, in a process of its own, doing to the
  * NICs what only CAP_NET_ADMIN may while everyone else works.  It detaches
  * the chaos pair's NICs and attaches them again, with a frame count of its
- * choosing and then their routes (a detach waits for the lives to send);
+ * choosing and then their routes (a detach mostly waits for the lives);
  * deletes and adds routes; asks for what
  * attach, detach and the routes must refuse; makes a NIC's privileged
  * endpoint and sends a datagram through it; writes the writable module
@@ -152,6 +152,12 @@ static const char *a_if(int i)
 	return i ? T_IF_D : T_IF_C;
 }
 
+/* Requests lives pair @k has sent so far. */
+static uint32_t a_lives_sent(struct admin *a, int k)
+{
+	return __atomic_load_n(&a->ctl->lv.pair[k].sent, __ATOMIC_ACQUIRE);
+}
+
 static void a_attach(struct admin *a, int i)
 {
 	uint32_t id = T_NIC_C + i, peer = T_NIC_D - i;
@@ -164,8 +170,7 @@ static void a_attach(struct admin *a, int i)
 		return;
 	a->attached[i] = true;
 	for (k = 0; k < T_LIVES_PAIRS; k++)
-		a->sent_then[k] = __atomic_load_n(&a->ctl->lv.pair[k].sent,
-						  __ATOMIC_ACQUIRE);
+		a->sent_then[k] = a_lives_sent(a, k);
 	/* The peer's route to us survived us; ours to it is new. */
 	if (a->attached[!i]) {
 		a_expect(a, T_OP_ROUTE, t_route(a->fd, VNET_IOC_ROUTE_ADD, id,
@@ -209,8 +214,7 @@ static bool a_lives_went_on(struct admin *a)
 	int k;
 
 	for (k = 0; k < T_LIVES_PAIRS; k++) {
-		uint32_t sent = __atomic_load_n(&a->ctl->lv.pair[k].sent,
-						__ATOMIC_ACQUIRE);
+		uint32_t sent = a_lives_sent(a, k);
 
 		if (sent == a->sent_then[k] && sent < T_LIVES_SEQ)
 			return false;

@@ -721,8 +721,8 @@ TEST_F(win, one_sender_leaves_trains_for_the_others)
 			sim_consume(self->b, 1, VNET_Q_REQ_RECV);
 		}
 	}
-	TH_LOG("trains from the stream at once: %u; %u of its 8 in before "
-	       "the other endpoint's message", most, bulk_before_medium);
+	TH_LOG("trains from the stream at once: %u; %u of its 8 in before the other endpoint's message",
+	       most, bulk_before_medium);
 	EXPECT_EQ(2, most);
 	EXPECT_GT(8, bulk_before_medium);
 }
